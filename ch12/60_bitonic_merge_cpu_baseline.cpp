@@ -24,7 +24,11 @@ void bitonic_merge_cpu(std::vector<int>& a, int lo, int cnt, bool ascending) {
     bitonic_merge_cpu(a, lo + dist, dist, ascending);
 }
 
-int main() {
+int main(int argc, char** argv) {
+    if (argc > 1) {
+        fprintf(stderr, "usage: %s   (takes no options)\n", argv[0]);
+        return 2;
+    }
     printf("=== Section 12.2 CPU baseline: recursive bitonic merge ===\n\n");
 
     std::vector<int> a = {2, 4, 6, 8, 9, 7, 5, 3};

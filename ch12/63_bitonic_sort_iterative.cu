@@ -1,6 +1,7 @@
 #include <cstdio>
 #include <vector>
 #include <algorithm>
+#include <cstring>
 
 #include "../common/cuda_check.h"
 
@@ -37,16 +38,52 @@ __global__ void bitonic_sort_kernel(int* g_a, int n, int k, int j) {
     }
 }
 
+// [COMMON TRAP], runnable with --trap: the same kernel WITHOUT the guard
+// if (l > i). On the CPU (see 62 --trap) the pair is then processed twice,
+// one visit after the other. On a GPU it is worse: threads i and l = i ^ j
+// run AT THE SAME TIME, both reading and both possibly writing the same two
+// words of g_a. That is a data race, and the CUDA programming model does not
+// say which loads see which stores -- the outcome may differ between GPUs,
+// compilers, launch shapes, or runs. The program prints whatever this GPU
+// produced and never pretends that outcome is fixed.
+__global__ void bitonic_sort_kernel_no_guard_trap(int* g_a, int n, int k, int j) {
+    int i = threadIdx.x;
+    if (i >= n) return;
+    int l = i ^ j;
+    // THE TRAP: the book's `if (l > i)` is missing here
+    bool ascending = ((i & k) == 0);
+    int a_i = g_a[i];
+    int a_l = g_a[l];
+    bool should_swap = ascending ? (a_i > a_l) : (a_i < a_l);
+    if (should_swap) {
+        g_a[i] = a_l;
+        g_a[l] = a_i;
+    }
+}
+
 // The host drives the double loop: one kernel launch per (k, j) pair.
 // Launches issued into the same stream run one after another, so each
 // launch boundary is the full grid synchronization the next pass needs.
 // (The printed book replays the loop on the host instead; here the GPU
 // does every pass, and std::sort is the independent reference.)
 
-int main() {
+int main(int argc, char** argv) {
+    bool trap = (argc == 2 && std::strcmp(argv[1], "--trap") == 0);
+    if (argc > 1 && !trap) {
+        fprintf(stderr, "usage: %s [--trap]\n"
+                        "  --trap   run the 12.3 COMMON TRAP on the GPU: the kernel without its\n"
+                        "           pair guard if (l > i) -- a data race, whose outcome is not fixed\n", argv[0]);
+        return 2;
+    }
     ch12::require_cuda_device("63_bitonic_sort_iterative");
 
     printf("=== Section 12.3 main: iterative double-loop bitonic sort kernel ===\n\n");
+    if (trap) {
+        printf("COMMON TRAP (--trap): the kernel WITHOUT the pair guard if (l > i).\n");
+        printf("Threads i and i^j now both read and write the same two elements in the\n");
+        printf("same launch: a DATA RACE. CUDA does not define its outcome; what follows\n");
+        printf("is what this GPU happened to produce on this run.\n\n");
+    }
 
     int n = 16;
     std::vector<int> a(n);
@@ -63,7 +100,11 @@ int main() {
     int pass_count = 0;  // counts kernel launches
     for (int k = 2; k <= n; k *= 2) {
         for (int j = k / 2; j > 0; j /= 2) {
-            bitonic_sort_kernel<<<1, n>>>(d_a, n, k, j);
+            if (trap) {
+                bitonic_sort_kernel_no_guard_trap<<<1, n>>>(d_a, n, k, j);
+            } else {
+                bitonic_sort_kernel<<<1, n>>>(d_a, n, k, j);
+            }
             CUDA_CHECK_LAUNCH();
             pass_count++;
         }
@@ -72,7 +113,8 @@ int main() {
     CUDA_CHECK(cudaMemcpy(a.data(), d_a, n * sizeof(int), cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaFree(d_a));
 
-    printf("after iterative bitonic sort (%d passes total): \n  ", pass_count);
+    if (trap) printf("after the racy kernel, as this GPU left it (%d passes total): \n  ", pass_count);
+    else printf("after iterative bitonic sort (%d passes total): \n  ", pass_count);
     for (int v : a) printf("%d ", v);
     printf("\n\n");
 
@@ -88,6 +130,18 @@ int main() {
     bool sorted = std::is_sorted(a.begin(), a.end());
     bool ok = sorted && (a == reference);
 
+    if (trap) {
+        std::vector<int> kept = a;
+        std::sort(kept.begin(), kept.end());
+        printf("is the result sorted: %s; are the input's 16 keys all still there: %s\n",
+               sorted ? "yes" : "no", (kept == reference) ? "yes" : "no -- keys were lost or duplicated");
+        printf("\nthis outcome is not a property of the algorithm: with both threads of a pair\n");
+        printf("writing, the order of their loads and stores decides it, and CUDA leaves that\n");
+        printf("order open. Only the guard if (l > i) -- one writer per pair -- makes it fixed.\n");
+        printf("\nself-check: iterative kernel result matches std::sort reference: %s\n",
+               ok ? "confirmed" : "MISMATCH");
+        return ok ? 0 : 1;
+    }
     printf("total passes = sum over stages k=2,4,8,16 of log2(k) passes each\n");
     printf("             = 1 + 2 + 3 + 4 = 10, confirmed: %s\n",
            (pass_count == 10) ? "yes" : "NO -- BUG");
