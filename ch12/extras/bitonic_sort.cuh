@@ -1,0 +1,391 @@
+// ch12/extras/bitonic_sort.cuh -- bitonic sort beyond one block.
+//
+// Three GPU versions of the SAME sorting network (Section 12.3's double loop
+// over stages k and distances j), for uint32 keys of any count n >= 0:
+//
+//   chapter    Section 12.3's kernel at scale: one launch per (k, j), every
+//              pass through global memory (bitonic_chapter_kernel.cuh).
+//   workgroup  the classic design of ../shared/reference/workgroup_bitonic_glsl.txt:
+//              1024-key tiles sorted in shared memory by 512 threads with
+//              barriers; distances that span tiles as separate launches over
+//              global memory; the tail of each stage back in shared memory.
+//   fast       the same network engineered for a Hopper GPU (H100/H200):
+//              16 keys per thread in registers, several distances per trip
+//              through shared or global memory, 16-byte coalesced accesses.
+//
+// Any n: the keys are padded up to a power of two with the largest key
+// (0xFFFFFFFF), sorted, and the padding -- which sorts to the end -- is
+// dropped. The multiset of the n real keys is untouched.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <cuda_runtime.h>
+
+#include "cuda_check.h"
+#include "bitonic_chapter_kernel.cuh"
+
+namespace ch12 {
+
+// One compare-exchange, both directions: after it, (x, y) is in ascending
+// order when `ascending`, else descending. min/max and two selects: no branch.
+__device__ __forceinline__ void compare_exchange(uint32_t& x, uint32_t& y, bool ascending) {
+    const uint32_t lo = min(x, y), hi = max(x, y);
+    x = ascending ? lo : hi;
+    y = ascending ? hi : lo;
+}
+
+// =============================================================================
+// The workgroup design
+// =============================================================================
+namespace workgroup {
+
+constexpr uint32_t kTile = 1024;     // keys per tile, held in shared memory
+constexpr uint32_t kThreads = 512;   // one thread per compare-exchange pair
+
+// Thread t's pair at distance j: the lower index i has a 0 at bit j, so the
+// t-th such index is t with a 0 bit inserted at j's position (the GLSL
+// article's 2*t - (t & (j-1))), and its partner is i + j = i ^ j.
+__device__ __forceinline__ uint32_t pair_low_index(uint32_t t, uint32_t j) {
+    return 2 * t - (t & (j - 1));
+}
+
+// The steps j = j_start, j_start/2, ..., 1 of stage k on one tile in shared
+// memory, one barrier after each step. The direction comes from the key's
+// GLOBAL index (tile_base + i), exactly as in 63: (index & k) == 0 ascends.
+__device__ __forceinline__ void tile_steps(uint32_t* s, uint32_t tile_base, uint32_t k, uint32_t j_start) {
+    for (uint32_t j = j_start; j > 0; j /= 2) {
+        const uint32_t i = pair_low_index(threadIdx.x, j);
+        compare_exchange(s[i], s[i + j], ((tile_base + i) & k) == 0);
+        __syncthreads();
+    }
+}
+
+// Launch 1: every stage k = 2 .. 1024 inside each tile.
+__global__ void __launch_bounds__(kThreads) sort_tiles_kernel(uint32_t* keys) {
+    __shared__ uint32_t s[kTile];
+    const uint32_t base = blockIdx.x * kTile;
+    const uint32_t t = threadIdx.x;
+    s[t] = keys[base + t];                  // coalesced: consecutive threads,
+    s[t + kThreads] = keys[base + t + kThreads];  // consecutive addresses
+    __syncthreads();
+    for (uint32_t k = 2; k <= kTile; k *= 2) tile_steps(s, base, k, k / 2);
+    keys[base + t] = s[t];
+    keys[base + t + kThreads] = s[t + kThreads];
+}
+
+// A step whose distance j >= 1024 spans tiles: no block barrier can order it,
+// so it is a launch of its own over global memory, one thread per pair.
+__global__ void __launch_bounds__(256) global_step_kernel(uint32_t* keys, uint32_t k, uint32_t j) {
+    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;  // grid covers n/2 pairs exactly
+    const uint32_t i = pair_low_index(t, j);
+    uint32_t x = keys[i], y = keys[i + j];
+    compare_exchange(x, y, (i & k) == 0);
+    keys[i] = x;
+    keys[i + j] = y;
+}
+
+// The tail of stage k: distances 512 .. 1 stay inside a tile, so the tile
+// goes back into shared memory for them.
+__global__ void __launch_bounds__(kThreads) merge_tail_kernel(uint32_t* keys, uint32_t k) {
+    __shared__ uint32_t s[kTile];
+    const uint32_t base = blockIdx.x * kTile;
+    const uint32_t t = threadIdx.x;
+    s[t] = keys[base + t];
+    s[t + kThreads] = keys[base + t + kThreads];
+    __syncthreads();
+    tile_steps(s, base, k, kTile / 2);
+    keys[base + t] = s[t];
+    keys[base + t + kThreads] = s[t + kThreads];
+}
+
+// n: a power of two, at least kTile.
+inline void sort_pow2(uint32_t* keys, uint32_t n, cudaStream_t stream) {
+    const uint32_t tiles = n / kTile;
+    sort_tiles_kernel<<<tiles, kThreads, 0, stream>>>(keys);
+    CUDA_CHECK_LAUNCH();
+    for (uint64_t k = 2 * kTile; k <= n; k *= 2) {
+        for (uint32_t j = (uint32_t)(k / 2); j >= kTile; j /= 2) {
+            global_step_kernel<<<n / 2 / 256, 256, 0, stream>>>(keys, (uint32_t)k, j);
+            CUDA_CHECK_LAUNCH();
+        }
+        merge_tail_kernel<<<tiles, kThreads, 0, stream>>>(keys, (uint32_t)k);
+        CUDA_CHECK_LAUNCH();
+    }
+}
+
+}  // namespace workgroup
+
+// =============================================================================
+// The fast sort
+// =============================================================================
+namespace fast {
+
+// Each thread holds kE = 16 keys in registers. A block of kThreads threads
+// owns a tile of 16 * kThreads keys (4096 or 8192) in shared memory.
+//
+// The idea that makes it fast: a step at distance 2^bit only pairs keys whose
+// indices differ in that one bit. If a thread holds the 16 keys whose indices
+// differ ONLY in bits b .. b+3, it can do every step at distances 2^(b+3),
+// ..., 2^b on its own registers, with no barrier and no memory traffic. So
+// the network is cut into "rounds" of up to four consecutive bits: one trip
+// through shared memory (store, barrier, load in the next round's layout) per
+// round instead of per step -- about a quarter of the barriers and the
+// shared-memory traffic of the workgroup design. Distances that span tiles
+// get the same treatment in global memory: one launch does up to 4 steps.
+constexpr int kLogE = 4;
+constexpr int kE = 1 << kLogE;
+
+// Shared-memory layout: one padding word after every 32 keys, so that the
+// round with b = 0 (thread t holds keys 16t .. 16t+15, a stride of 16 words
+// across the warp) hits 32 different banks instead of 2.
+__device__ __forceinline__ uint32_t padded(uint32_t i) { return i + (i >> 5); }
+
+// The local index (in the tile) of register r of thread t in the round with
+// base bit b: t's bits fill every index bit except b .. b+3, which are r.
+__device__ __forceinline__ uint32_t round_index(uint32_t t, int b, int r) {
+    const uint32_t low = t & ((1u << b) - 1);
+    const uint32_t high = (t >> b) << (b + kLogE);
+    return low | ((uint32_t)r << b) | high;
+}
+
+// All steps at distance 2^(b+Q) on the registers: pair r with r | 2^Q.
+// Q is a template argument so the register array is only ever indexed with
+// constants (a run-time index would push it out to local memory).
+template <int Q>
+__device__ __forceinline__ void register_step(uint32_t (&v)[kE], uint32_t index0, int b, uint32_t k) {
+#pragma unroll
+    for (int r = 0; r < kE; ++r) {
+        if (r & (1 << Q)) continue;
+        const uint32_t index = index0 | ((uint32_t)r << b);  // global index of v[r]
+        compare_exchange(v[r], v[r | (1 << Q)], (index & k) == 0);
+    }
+}
+
+__device__ __forceinline__ void register_step(uint32_t (&v)[kE], int q, uint32_t index0, int b, uint32_t k) {
+    switch (q) {
+        case 0: register_step<0>(v, index0, b, k); break;
+        case 1: register_step<1>(v, index0, b, k); break;
+        case 2: register_step<2>(v, index0, b, k); break;
+        default: register_step<3>(v, index0, b, k); break;
+    }
+}
+
+template <int kThreads>
+struct Tile {
+    static constexpr uint32_t kKeys = kThreads * kE;
+    static constexpr int kBits = (kKeys == 4096) ? 12 : (kKeys == 8192) ? 13 : -1;
+    static_assert(kBits > 0, "tile of 4096 or 8192 keys");
+};
+
+// Stages first_stage .. last_stage of the network, restricted to the steps
+// inside one tile (distances below the tile size). With first_stage = 1 and
+// last_stage = the tile's bits, it sorts each tile from scratch (in the
+// alternating directions the global network needs); with first = last = s it
+// is the tail of stage s after the global steps.
+template <int kThreads>
+__global__ void __launch_bounds__(kThreads) tile_kernel(uint32_t* keys, int first_stage, int last_stage) {
+    constexpr uint32_t kKeys = Tile<kThreads>::kKeys;
+    constexpr int kBits = Tile<kThreads>::kBits;
+    __shared__ uint32_t s[kKeys + kKeys / 32];
+    const uint32_t t = threadIdx.x;
+    const uint32_t tile_base = blockIdx.x * kKeys;
+
+    // global -> shared: 16-byte loads, consecutive threads on consecutive
+    // 16-byte chunks (fully coalesced).
+    const uint4* g4 = reinterpret_cast<const uint4*>(keys + tile_base);
+#pragma unroll
+    for (int m = 0; m < kE / 4; ++m) {
+        const uint32_t q = t + m * kThreads;
+        const uint4 x = g4[q];
+        s[padded(4 * q + 0)] = x.x;
+        s[padded(4 * q + 1)] = x.y;
+        s[padded(4 * q + 2)] = x.z;
+        s[padded(4 * q + 3)] = x.w;
+    }
+    __syncthreads();
+
+    uint32_t v[kE];
+    int b = -kLogE - 1;  // no round loaded yet
+    uint32_t index0 = 0;
+    for (int st = first_stage; st <= last_stage; ++st) {
+        const uint32_t k = 1u << st;  // st <= 31
+        const int top = (st - 1 < kBits - 1) ? st - 1 : kBits - 1;
+        for (int bit = top; bit >= 0; --bit) {
+            if (bit < b || bit >= b + kLogE) {
+                // Next round: write the registers back, wait for everyone,
+                // and pick up the 16 keys that differ in bits nb .. nb+3.
+                if (b >= 0) {
+#pragma unroll
+                    for (int r = 0; r < kE; ++r) s[padded(round_index(t, b, r))] = v[r];
+                    __syncthreads();
+                }
+                b = (bit >= kLogE - 1) ? bit - (kLogE - 1) : 0;
+#pragma unroll
+                for (int r = 0; r < kE; ++r) v[r] = s[padded(round_index(t, b, r))];
+                index0 = tile_base | round_index(t, b, 0);
+            }
+            register_step(v, bit - b, index0, b, k);
+        }
+    }
+#pragma unroll
+    for (int r = 0; r < kE; ++r) s[padded(round_index(t, b, r))] = v[r];
+    __syncthreads();
+
+    uint4* o4 = reinterpret_cast<uint4*>(keys + tile_base);
+#pragma unroll
+    for (int m = 0; m < kE / 4; ++m) {
+        const uint32_t q = t + m * kThreads;
+        o4[q] = make_uint4(s[padded(4 * q + 0)], s[padded(4 * q + 1)], s[padded(4 * q + 2)],
+                           s[padded(4 * q + 3)]);
+    }
+}
+
+// kNB consecutive steps of stage k whose distances span tiles: 2^(b+kNB-1)
+// down to 2^b, all >= the tile size. Each thread loads the 2^kNB keys of a
+// group (indices differing only in bits b .. b+kNB-1) for 4 neighbouring
+// groups at once, as 2^kNB 16-byte loads: the 4 groups sit at 4 consecutive
+// addresses, and neighbouring threads take neighbouring 16-byte chunks, so
+// every load is coalesced and 2^kNB of them are in flight per thread. Then
+// all kNB steps run in registers and the keys go back: one read and one write
+// of the array for kNB steps instead of kNB of each.
+constexpr int kGlobalThreads = 256;
+
+template <int kNB>
+__global__ void __launch_bounds__(kGlobalThreads) global_kernel(uint32_t* keys, uint32_t n, int b, uint32_t k) {
+    constexpr int kRows = 1 << kNB;
+    const uint32_t g = blockIdx.x * kGlobalThreads + threadIdx.x;
+    const uint32_t group = 4 * g;               // first of this thread's 4 groups
+    if (group >= (n >> kNB)) return;
+    const uint32_t low = group & ((1u << b) - 1);
+    const uint32_t high = group >> b;
+    const uint32_t base = low | (high << (b + kNB));
+    const bool ascending = (base & k) == 0;     // k is above every bit that varies here
+
+    uint4 v[kRows];
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) v[r] = *reinterpret_cast<const uint4*>(keys + base + ((uint32_t)r << b));
+#pragma unroll
+    for (int q = kNB - 1; q >= 0; --q) {
+#pragma unroll
+        for (int r = 0; r < kRows; ++r) {
+            if (r & (1 << q)) continue;
+            uint4& x = v[r];
+            uint4& y = v[r | (1 << q)];
+            compare_exchange(x.x, y.x, ascending);
+            compare_exchange(x.y, y.y, ascending);
+            compare_exchange(x.z, y.z, ascending);
+            compare_exchange(x.w, y.w, ascending);
+        }
+    }
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) *reinterpret_cast<uint4*>(keys + base + ((uint32_t)r << b)) = v[r];
+}
+
+inline void launch_global(uint32_t* keys, uint32_t n, int nb, int b, uint32_t k, cudaStream_t stream) {
+    const uint32_t threads = (n >> nb) / 4;
+    const uint32_t blocks = (threads + kGlobalThreads - 1) / kGlobalThreads;
+    switch (nb) {
+        case 1: global_kernel<1><<<blocks, kGlobalThreads, 0, stream>>>(keys, n, b, k); break;
+        case 2: global_kernel<2><<<blocks, kGlobalThreads, 0, stream>>>(keys, n, b, k); break;
+        case 3: global_kernel<3><<<blocks, kGlobalThreads, 0, stream>>>(keys, n, b, k); break;
+        default: global_kernel<4><<<blocks, kGlobalThreads, 0, stream>>>(keys, n, b, k); break;
+    }
+    CUDA_CHECK_LAUNCH();
+}
+
+template <int kThreads>
+inline void sort_pow2_with(uint32_t* keys, uint32_t n, cudaStream_t stream) {
+    constexpr uint32_t kKeys = Tile<kThreads>::kKeys;
+    constexpr int kBits = Tile<kThreads>::kBits;
+    const uint32_t tiles = n / kKeys;
+    int log_n = 0;
+    while ((1ull << log_n) < n) log_n++;
+    tile_kernel<kThreads><<<tiles, kThreads, 0, stream>>>(keys, 1, kBits);
+    CUDA_CHECK_LAUNCH();
+    for (int st = kBits + 1; st <= log_n; ++st) {
+        const uint32_t k = 1u << st;
+        // Global bits st-1 .. kBits, in launches of at most 4 bits, split
+        // evenly (5 bits: 3 + 2, not 4 + 1), from the top down.
+        const int global_bits = st - kBits;
+        const int launches = (global_bits + kLogE - 1) / kLogE;
+        int bit = st - 1;
+        for (int l = 0; l < launches; ++l) {
+            const int nb = (global_bits * (l + 1)) / launches - (global_bits * l) / launches;
+            launch_global(keys, n, nb, bit - nb + 1, k, stream);
+            bit -= nb;
+        }
+        tile_kernel<kThreads><<<tiles, kThreads, 0, stream>>>(keys, st, st);
+        CUDA_CHECK_LAUNCH();
+    }
+}
+
+// Small arrays have few tiles, and a tile is one SM's work: use 4096-key tiles
+// (twice the blocks) up to 2^18 keys, 8192-key tiles above.
+constexpr uint32_t kMinKeys = 4096;
+inline void sort_pow2(uint32_t* keys, uint32_t n, cudaStream_t stream) {
+    if (n <= (1u << 18)) sort_pow2_with<256>(keys, n, stream);
+    else sort_pow2_with<512>(keys, n, stream);
+}
+
+}  // namespace fast
+
+// =============================================================================
+// Any n
+// =============================================================================
+enum class Variant { chapter, workgroup, fast };
+
+inline const char* variant_name(Variant v) {
+    switch (v) {
+        case Variant::chapter: return "chapter";
+        case Variant::workgroup: return "workgroup";
+        default: return "fast";
+    }
+}
+
+inline bool parse_variant(const char* s, Variant* out) {
+    if (std::strcmp(s, "chapter") == 0) *out = Variant::chapter;
+    else if (std::strcmp(s, "workgroup") == 0) *out = Variant::workgroup;
+    else if (std::strcmp(s, "fast") == 0) *out = Variant::fast;
+    else return false;
+    return true;
+}
+
+// Largest n the 32-bit index arithmetic of the kernels supports.
+constexpr size_t kMaxKeys = size_t(1) << 31;
+
+// The power of two the variant sorts for n keys (n itself when it is one and
+// large enough), or 0 for n <= 1 (nothing to do).
+inline size_t padded_count(Variant v, size_t n) {
+    if (n <= 1) return 0;
+    size_t p = 1;
+    while (p < n) p *= 2;
+    const size_t min_keys = (v == Variant::fast) ? fast::kMinKeys
+                          : (v == Variant::workgroup) ? workgroup::kTile : 1;
+    return p < min_keys ? min_keys : p;
+}
+
+// Sorts d_keys[0, n) ascending on `stream`. d_scratch must hold
+// padded_count(v, n) keys when that differs from n (it may be null otherwise).
+inline void sort_keys(Variant v, uint32_t* d_keys, size_t n, uint32_t* d_scratch, cudaStream_t stream = 0) {
+    const size_t np = padded_count(v, n);
+    if (np == 0) return;
+    uint32_t* work = d_keys;
+    if (np != n) {
+        work = d_scratch;
+        CUDA_CHECK(cudaMemcpyAsync(work, d_keys, n * sizeof(uint32_t), cudaMemcpyDeviceToDevice, stream));
+        // padding = the largest key, which sorts to the end and is dropped
+        CUDA_CHECK(cudaMemsetAsync(work + n, 0xFF, (np - n) * sizeof(uint32_t), stream));
+    }
+    switch (v) {
+        case Variant::chapter: sort_chapter_kernel(work, (uint32_t)np, stream); break;
+        case Variant::workgroup: workgroup::sort_pow2(work, (uint32_t)np, stream); break;
+        case Variant::fast: fast::sort_pow2(work, (uint32_t)np, stream); break;
+    }
+    if (np != n) {
+        CUDA_CHECK(cudaMemcpyAsync(d_keys, work, n * sizeof(uint32_t), cudaMemcpyDeviceToDevice, stream));
+    }
+}
+
+}  // namespace ch12
