@@ -18,7 +18,7 @@ out=$(mktemp -d)
 mkdir -p "$final"
 b=build
 status=0
-note() { echo "== $*" | tee -a "$out/summary.txt"; }
+note() { echo "== $*" | tee -a "$out/summary.txt" "$final/summary.txt" >/dev/null; echo "== $*"; }
 
 for step in "$@"; do
   case $step in
@@ -74,6 +74,6 @@ for step in "$@"; do
   esac
 done
 note "gpu_verify: overall status $status"
-for f in summary.txt bench.txt bench.csv bench.png; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
+for f in bench.txt bench.csv bench.png; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
 tar czf "$final/logs.tgz" -C "$out" .
 exit $status
