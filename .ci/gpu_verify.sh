@@ -12,6 +12,8 @@
 #   sanitize  compute-sanitizer memcheck/synccheck/racecheck on the GPU programs
 #   bench     the benchmark (BENCH_SIZES, BENCH_RUNS) and its plot
 #   workflow  cmake --workflow --preset default (the README's test command)
+#   ncu       per-kernel times and throughputs of one sort (NCU_N, NCU_VARIANT)
+#   outputs   stdout of every GPU program and trap, kept in the logs
 set -uo pipefail
 final=${OUT:-$PWD/gpu-logs}
 out=$(mktemp -d)
@@ -63,6 +65,10 @@ for step in "$@"; do
       $b/bitonic_sort_bench --sizes "${BENCH_SIZES:-10-26}" --runs "${BENCH_RUNS:-5}" --csv "$out/bench.csv" 2>&1 | tee "$out/bench.txt"
       [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
       python3 ch12/extras/plot_bench.py "$out/bench.csv" "$out/bench.png" ;;
+    ncu)
+      ncu --clock-control none --csv --metrics gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,sm__warps_active.avg.pct_of_peak_sustained_active \
+        $b/bitonic_sort_run --n "${NCU_N:-2^24}" --variant "${NCU_VARIANT:-fast}" >"$out/ncu.csv" 2>"$out/ncu.err"
+      note "ncu: exit $?"; cp "$out/ncu.csv" "$final/" ;;
     outputs)
       for p in 59_bitonic_split_kernel 61_bitonic_merge_multipass 63_bitonic_sort_iterative bitonic_per_element_pass; do
         $b/$p >"$out/out_$p.txt" 2>&1; note "$p: exit $?"

@@ -10,8 +10,9 @@
 //              barriers; distances that span tiles as separate launches over
 //              global memory; the tail of each stage back in shared memory.
 //   fast       the same network engineered for a Hopper GPU (H100/H200):
-//              16 keys per thread in registers, several distances per trip
-//              through shared or global memory, 16-byte coalesced accesses.
+//              16 keys per thread in registers, thread-block clusters sharing
+//              their shared memory, four distances per trip through shared or
+//              global memory, 16-byte coalesced accesses (see namespace fast).
 //
 // Any n: the keys are padded up to a power of two with the largest key
 // (0xFFFFFFFF), sorted, and the padding -- which sorts to the end -- is
@@ -22,6 +23,7 @@
 #include <cstdint>
 #include <cstring>
 #include <cuda_runtime.h>
+#include <cooperative_groups.h>
 
 #include "cuda_check.h"
 #include "bitonic_chapter_kernel.cuh"
@@ -122,79 +124,138 @@ inline void sort_pow2(uint32_t* keys, uint32_t n, cudaStream_t stream) {
 // =============================================================================
 namespace fast {
 
-// Each thread holds kE = 16 keys in registers. A block of kThreads threads
-// owns a tile of 16 * kThreads keys (4096 or 8192) in shared memory.
+// THE IDEAS, in the order they buy time (each is explained again where used):
 //
-// The idea that makes it fast: a step at distance 2^bit only pairs keys whose
-// indices differ in that one bit. If a thread holds the 16 keys whose indices
-// differ ONLY in bits b .. b+3, it can do every step at distances 2^(b+3),
-// ..., 2^b on its own registers, with no barrier and no memory traffic. So
-// the network is cut into "rounds" of up to four consecutive bits: one trip
-// through shared memory (store, barrier, load in the next round's layout) per
-// round instead of per step -- about a quarter of the barriers and the
-// shared-memory traffic of the workgroup design. Distances that span tiles
-// get the same treatment in global memory: one launch does up to 4 steps.
+// 1. Rounds of four distances in registers. A step at distance 2^bit pairs
+//    keys whose indices differ in that one bit. A thread holding the 16 keys
+//    whose indices differ ONLY in bits b .. b+3 can do every step at
+//    distances 2^(b+3) .. 2^b on its own registers: no barrier, no memory
+//    traffic. The network is cut into such rounds; between rounds the keys
+//    go through shared memory once (store, barrier, load in the next round's
+//    layout) -- a quarter of the barriers and shared-memory traffic of one
+//    step per trip.
+// 2. Thread-block clusters (Hopper): up to 16 blocks on neighbouring SMs can
+//    read and write each other's shared memory (distributed shared memory)
+//    and meet at one hardware barrier. A cluster of 16 blocks x 4096 keys
+//    (or 8 x 8192) sorts 65536 keys in ONE launch, and for larger arrays it
+//    makes the "tile" 16 times larger, so 4 fewer stages per stage need
+//    trips through global memory.
+// 3. Global steps, four at a time. Distances that span clusters go through
+//    global memory, but one launch does up to four consecutive steps: each
+//    thread loads the 16 keys of a group (indices differing only in those
+//    four bits) for 4 neighbouring groups, as 16-byte loads, sorts them in
+//    registers, and writes them back: one read and one write of the array
+//    for four steps.
+// 4. No direction test in the inner loop. Within one stage the direction of
+//    every key is fixed (bit k of its index). Keys of descending blocks are
+//    stored bit-complemented (~x) for the duration of the stage, which turns
+//    every compare-exchange into the ascending one: min and max, nothing
+//    else (min(~x, ~y) = ~max(x, y)). They are complemented back at the end
+//    of the stage.
+// 5. Coalesced, 16-byte global accesses; one padding word per 32 keys in
+//    shared memory so the strided register layouts avoid bank conflicts.
 constexpr int kLogE = 4;
-constexpr int kE = 1 << kLogE;
+constexpr int kE = 1 << kLogE;  // keys per thread
 
-// Shared-memory layout: one padding word after every 32 keys, so that the
-// round with b = 0 (thread t holds keys 16t .. 16t+15, a stride of 16 words
-// across the warp) hits 32 different banks instead of 2.
 __device__ __forceinline__ uint32_t padded(uint32_t i) { return i + (i >> 5); }
 
-// The local index (in the tile) of register r of thread t in the round with
-// base bit b: t's bits fill every index bit except b .. b+3, which are r.
-__device__ __forceinline__ uint32_t round_index(uint32_t t, int b, int r) {
-    const uint32_t low = t & ((1u << b) - 1);
-    const uint32_t high = (t >> b) << (b + kLogE);
+// The index (within the cluster's tile) of register r of thread T in the
+// round with base bit b: T's bits fill every index bit except b .. b+3,
+// which are r. Neighbouring threads get neighbouring indices whenever b > 0.
+__device__ __forceinline__ uint32_t round_index(uint32_t T, int b, int r) {
+    const uint32_t low = T & ((1u << b) - 1);
+    const uint32_t high = (T >> b) << (b + kLogE);
     return low | ((uint32_t)r << b) | high;
 }
 
-// All steps at distance 2^(b+Q) on the registers: pair r with r | 2^Q.
-// Q is a template argument so the register array is only ever indexed with
-// constants (a run-time index would push it out to local memory).
+// All steps at distance 2^(b+Q), on registers: pair r with r | 2^Q. Q is a
+// template argument so the register array is only indexed with constants (a
+// run-time index would push it to local memory). Ascending only (idea 4).
 template <int Q>
-__device__ __forceinline__ void register_step(uint32_t (&v)[kE], uint32_t index0, int b, uint32_t k) {
+__device__ __forceinline__ void register_step(uint32_t (&v)[kE]) {
 #pragma unroll
     for (int r = 0; r < kE; ++r) {
         if (r & (1 << Q)) continue;
-        const uint32_t index = index0 | ((uint32_t)r << b);  // global index of v[r]
-        compare_exchange(v[r], v[r | (1 << Q)], (index & k) == 0);
+        const uint32_t x = v[r], y = v[r | (1 << Q)];
+        v[r] = min(x, y);
+        v[r | (1 << Q)] = max(x, y);
     }
 }
 
-__device__ __forceinline__ void register_step(uint32_t (&v)[kE], int q, uint32_t index0, int b, uint32_t k) {
+__device__ __forceinline__ void register_step(uint32_t (&v)[kE], int q) {
     switch (q) {
-        case 0: register_step<0>(v, index0, b, k); break;
-        case 1: register_step<1>(v, index0, b, k); break;
-        case 2: register_step<2>(v, index0, b, k); break;
-        default: register_step<3>(v, index0, b, k); break;
+        case 0: register_step<0>(v); break;
+        case 1: register_step<1>(v); break;
+        case 2: register_step<2>(v); break;
+        default: register_step<3>(v); break;
+    }
+}
+
+// Idea 4: keys whose global index has bit k set (descending blocks of stage
+// k) are kept complemented. Moving from stage k_old to k_new (0 = none)
+// complements exactly the keys whose membership changed.
+__device__ __forceinline__ void recomplement(uint32_t (&v)[kE], uint32_t index0, int b, uint32_t k_old,
+                                             uint32_t k_new) {
+#pragma unroll
+    for (int r = 0; r < kE; ++r) {
+        const uint32_t index = index0 | ((uint32_t)r << b);
+        const uint32_t mask = ((index & k_old) ? ~0u : 0u) ^ ((index & k_new) ? ~0u : 0u);
+        v[r] ^= mask;
     }
 }
 
 template <int kThreads>
-struct Tile {
+struct Block {
     static constexpr uint32_t kKeys = kThreads * kE;
     static constexpr int kBits = (kKeys == 4096) ? 12 : (kKeys == 8192) ? 13 : -1;
-    static_assert(kBits > 0, "tile of 4096 or 8192 keys");
+    static_assert(kBits > 0, "blocks of 4096 or 8192 keys");
 };
 
 // Stages first_stage .. last_stage of the network, restricted to the steps
-// inside one tile (distances below the tile size). With first_stage = 1 and
-// last_stage = the tile's bits, it sorts each tile from scratch (in the
-// alternating directions the global network needs); with first = last = s it
-// is the tail of stage s after the global steps.
+// inside one cluster's tile (kKeys keys per block, times the cluster size).
+// With first_stage = 1 it sorts each tile from scratch, in the alternating
+// directions the global network needs; with first = last = s it is the tail
+// of stage s after the global steps. Launched with a cluster of 1 .. 16
+// blocks (a cluster of 1 on GPUs before Hopper).
 template <int kThreads>
-__global__ void __launch_bounds__(kThreads) tile_kernel(uint32_t* keys, int first_stage, int last_stage) {
-    constexpr uint32_t kKeys = Tile<kThreads>::kKeys;
-    constexpr int kBits = Tile<kThreads>::kBits;
+__global__ void __launch_bounds__(kThreads) cluster_sort_kernel(uint32_t* keys, int first_stage, int last_stage) {
+    constexpr uint32_t kKeys = Block<kThreads>::kKeys;
+    constexpr int kBits = Block<kThreads>::kBits;
     __shared__ uint32_t s[kKeys + kKeys / 32];
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    namespace cg = cooperative_groups;
+    cg::cluster_group cluster = cg::this_cluster();
+    const uint32_t csize = cluster.num_blocks();
+    const uint32_t rank = cluster.block_rank();
+#else
+    const uint32_t csize = 1, rank = 0;
+#endif
+    const int log_c = __ffs(csize) - 1;
+    const int tile_bits = kBits + log_c;
     const uint32_t t = threadIdx.x;
-    const uint32_t tile_base = blockIdx.x * kKeys;
+    const uint32_t T = rank * kThreads + t;  // thread id within the cluster
+    const uint32_t cluster_base = (blockIdx.x >> log_c) << tile_bits;
+    const uint32_t block_base = cluster_base + rank * kKeys;
 
-    // global -> shared: 16-byte loads, consecutive threads on consecutive
-    // 16-byte chunks (fully coalesced).
-    const uint4* g4 = reinterpret_cast<const uint4*>(keys + tile_base);
+    // Shared memory of the block that holds cluster-tile index i.
+    auto slot = [&](uint32_t i, bool remote) -> uint32_t* {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+        if (remote) return cluster.map_shared_rank(s, i >> kBits) + padded(i & (kKeys - 1));
+#endif
+        (void)remote;
+        return s + padded(i & (kKeys - 1));
+    };
+    auto sync = [&](bool cluster_wide) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+        if (cluster_wide) { cluster.sync(); return; }
+#endif
+        (void)cluster_wide;
+        __syncthreads();
+    };
+
+    // global -> this block's shared memory: 16-byte loads, neighbouring
+    // threads on neighbouring 16-byte chunks (fully coalesced).
+    const uint4* g4 = reinterpret_cast<const uint4*>(keys + block_base);
 #pragma unroll
     for (int m = 0; m < kE / 4; ++m) {
         const uint32_t q = t + m * kThreads;
@@ -204,36 +265,49 @@ __global__ void __launch_bounds__(kThreads) tile_kernel(uint32_t* keys, int firs
         s[padded(4 * q + 2)] = x.z;
         s[padded(4 * q + 3)] = x.w;
     }
-    __syncthreads();
+    // Every block of the cluster must have started and loaded its keys
+    // before anyone reads another block's shared memory.
+    sync(csize > 1);
 
     uint32_t v[kE];
-    int b = -kLogE - 1;  // no round loaded yet
-    uint32_t index0 = 0;
+    int b = -1;             // base bit of the round in the registers (-1: none yet)
+    bool remote = false;    // does that round reach other blocks' shared memory?
+    uint32_t index0 = 0;    // global index of v[0]
+    uint32_t k_applied = 0; // the stage whose complement the keys carry (idea 4)
     for (int st = first_stage; st <= last_stage; ++st) {
         const uint32_t k = 1u << st;  // st <= 31
-        const int top = (st - 1 < kBits - 1) ? st - 1 : kBits - 1;
+        const int top = (st - 1 < tile_bits - 1) ? st - 1 : tile_bits - 1;
         for (int bit = top; bit >= 0; --bit) {
-            if (bit < b || bit >= b + kLogE) {
-                // Next round: write the registers back, wait for everyone,
-                // and pick up the 16 keys that differ in bits nb .. nb+3.
+            if (b < 0 || bit < b || bit >= b + kLogE) {
+                // Next round: write the registers back, wait (for the whole
+                // cluster if this round or the next one crosses blocks), and
+                // load the 16 keys that differ in bits nb .. nb+3.
+                const int nb = (bit >= kLogE - 1) ? bit - (kLogE - 1) : 0;
+                const bool nremote = (nb + kLogE > kBits);
                 if (b >= 0) {
 #pragma unroll
-                    for (int r = 0; r < kE; ++r) s[padded(round_index(t, b, r))] = v[r];
-                    __syncthreads();
+                    for (int r = 0; r < kE; ++r) *slot(round_index(T, b, r), remote) = v[r];
+                    sync(remote || nremote);
                 }
-                b = (bit >= kLogE - 1) ? bit - (kLogE - 1) : 0;
+                b = nb;
+                remote = nremote;
 #pragma unroll
-                for (int r = 0; r < kE; ++r) v[r] = s[padded(round_index(t, b, r))];
-                index0 = tile_base | round_index(t, b, 0);
+                for (int r = 0; r < kE; ++r) v[r] = *slot(round_index(T, b, r), remote);
+                index0 = cluster_base | round_index(T, b, 0);
             }
-            register_step(v, bit - b, index0, b, k);
+            if (k != k_applied) {  // first step of a stage
+                recomplement(v, index0, b, k_applied, k);
+                k_applied = k;
+            }
+            register_step(v, bit - b);
         }
     }
+    recomplement(v, index0, b, k_applied, 0);
 #pragma unroll
-    for (int r = 0; r < kE; ++r) s[padded(round_index(t, b, r))] = v[r];
-    __syncthreads();
+    for (int r = 0; r < kE; ++r) *slot(round_index(T, b, r), remote) = v[r];
+    sync(remote);
 
-    uint4* o4 = reinterpret_cast<uint4*>(keys + tile_base);
+    uint4* o4 = reinterpret_cast<uint4*>(keys + block_base);
 #pragma unroll
     for (int m = 0; m < kE / 4; ++m) {
         const uint32_t q = t + m * kThreads;
@@ -242,26 +316,23 @@ __global__ void __launch_bounds__(kThreads) tile_kernel(uint32_t* keys, int firs
     }
 }
 
-// kNB consecutive steps of stage k whose distances span tiles: 2^(b+kNB-1)
-// down to 2^b, all >= the tile size. Each thread loads the 2^kNB keys of a
-// group (indices differing only in bits b .. b+kNB-1) for 4 neighbouring
-// groups at once, as 2^kNB 16-byte loads: the 4 groups sit at 4 consecutive
-// addresses, and neighbouring threads take neighbouring 16-byte chunks, so
-// every load is coalesced and 2^kNB of them are in flight per thread. Then
-// all kNB steps run in registers and the keys go back: one read and one write
-// of the array for kNB steps instead of kNB of each.
+// kNB consecutive steps of stage k whose distances span cluster tiles:
+// 2^(b+kNB-1) down to 2^b (idea 3). Each thread takes 4 neighbouring groups
+// (their keys sit at 4 consecutive addresses), so its 2^kNB loads are 16
+// bytes wide, neighbouring threads read neighbouring 16-byte chunks, and all
+// 2^kNB loads are in flight before the first compare.
 constexpr int kGlobalThreads = 256;
 
 template <int kNB>
 __global__ void __launch_bounds__(kGlobalThreads) global_kernel(uint32_t* keys, uint32_t n, int b, uint32_t k) {
     constexpr int kRows = 1 << kNB;
     const uint32_t g = blockIdx.x * kGlobalThreads + threadIdx.x;
-    const uint32_t group = 4 * g;               // first of this thread's 4 groups
+    const uint32_t group = 4 * g;  // first of this thread's 4 groups
     if (group >= (n >> kNB)) return;
     const uint32_t low = group & ((1u << b) - 1);
     const uint32_t high = group >> b;
     const uint32_t base = low | (high << (b + kNB));
-    const bool ascending = (base & k) == 0;     // k is above every bit that varies here
+    const bool ascending = (base & k) == 0;  // k is above every bit that varies here
 
     uint4 v[kRows];
 #pragma unroll
@@ -296,19 +367,76 @@ inline void launch_global(uint32_t* keys, uint32_t n, int nb, int b, uint32_t k,
 }
 
 template <int kThreads>
-inline void sort_pow2_with(uint32_t* keys, uint32_t n, cudaStream_t stream) {
-    constexpr uint32_t kKeys = Tile<kThreads>::kKeys;
-    constexpr int kBits = Tile<kThreads>::kBits;
-    const uint32_t tiles = n / kKeys;
+inline void launch_cluster_sort(uint32_t* keys, uint32_t blocks, uint32_t csize, int first, int last,
+                                cudaStream_t stream) {
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(blocks);
+    config.blockDim = dim3(kThreads);
+    config.stream = stream;
+    cudaLaunchAttribute attribute[1];
+    attribute[0].id = cudaLaunchAttributeClusterDimension;
+    attribute[0].val.clusterDim.x = csize;
+    attribute[0].val.clusterDim.y = 1;
+    attribute[0].val.clusterDim.z = 1;
+    config.attrs = attribute;
+    config.numAttrs = (csize > 1) ? 1 : 0;
+    CUDA_CHECK(cudaLaunchKernelEx(&config, cluster_sort_kernel<kThreads>, keys, first, last));
+}
+
+// The largest cluster (a power of two, <= want) the device can run with this
+// block size: 1 before Hopper, up to 16 on Hopper (16 is "non-portable" and
+// must be allowed explicitly). Asked once per block size.
+template <int kThreads>
+inline uint32_t max_cluster(uint32_t want) {
+    static int cached = 0;
+    if (cached == 0) {
+        int device = 0, major = 0;
+        CUDA_CHECK(cudaGetDevice(&device));
+        CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+        cached = 1;
+        if (major >= 9) {
+            CUDA_CHECK(cudaFuncSetAttribute(cluster_sort_kernel<kThreads>,
+                                            cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+            for (int c = 16; c >= 2; c /= 2) {
+                cudaLaunchConfig_t config = {};
+                config.gridDim = dim3(c);
+                config.blockDim = dim3(kThreads);
+                cudaLaunchAttribute attribute[1];
+                attribute[0].id = cudaLaunchAttributeClusterDimension;
+                attribute[0].val.clusterDim = {(unsigned)c, 1, 1};
+                config.attrs = attribute;
+                config.numAttrs = 1;
+                int clusters = 0;
+                if (cudaOccupancyMaxActiveClusters(&clusters, cluster_sort_kernel<kThreads>, &config) == cudaSuccess &&
+                    clusters > 0) {
+                    cached = c;
+                    break;
+                }
+                (void)cudaGetLastError();  // a refused size is an answer, not an error
+            }
+        }
+    }
+    return (uint32_t)cached < want ? (uint32_t)cached : want;
+}
+
+template <int kThreads>
+inline void sort_pow2_with(uint32_t* keys, uint32_t n, uint32_t cluster_limit, cudaStream_t stream) {
+    constexpr uint32_t kKeys = Block<kThreads>::kKeys;
+    constexpr int kBits = Block<kThreads>::kBits;
+    const uint32_t blocks = n / kKeys;
+    const uint32_t csize = max_cluster<kThreads>(blocks < cluster_limit ? blocks : cluster_limit);
+    int log_c = 0;
+    while ((1u << log_c) < csize) log_c++;
+    const int tile_bits = kBits + log_c;
     int log_n = 0;
     while ((1ull << log_n) < n) log_n++;
-    tile_kernel<kThreads><<<tiles, kThreads, 0, stream>>>(keys, 1, kBits);
-    CUDA_CHECK_LAUNCH();
-    for (int st = kBits + 1; st <= log_n; ++st) {
+
+    launch_cluster_sort<kThreads>(keys, blocks, csize, 1, log_n < tile_bits ? log_n : tile_bits, stream);
+    for (int st = tile_bits + 1; st <= log_n; ++st) {
         const uint32_t k = 1u << st;
-        // Global bits st-1 .. kBits, in launches of at most 4 bits, split
+        // Global bits st-1 .. tile_bits, in launches of at most 4 bits, split
         // evenly (5 bits: 3 + 2, not 4 + 1), from the top down.
-        const int global_bits = st - kBits;
+        const int global_bits = st - tile_bits;
         const int launches = (global_bits + kLogE - 1) / kLogE;
         int bit = st - 1;
         for (int l = 0; l < launches; ++l) {
@@ -316,17 +444,16 @@ inline void sort_pow2_with(uint32_t* keys, uint32_t n, cudaStream_t stream) {
             launch_global(keys, n, nb, bit - nb + 1, k, stream);
             bit -= nb;
         }
-        tile_kernel<kThreads><<<tiles, kThreads, 0, stream>>>(keys, st, st);
-        CUDA_CHECK_LAUNCH();
+        launch_cluster_sort<kThreads>(keys, blocks, csize, st, st, stream);
     }
 }
 
-// Small arrays have few tiles, and a tile is one SM's work: use 4096-key tiles
-// (twice the blocks) up to 2^18 keys, 8192-key tiles above.
+// Up to 2^16 keys: blocks of 4096 keys, as many as the array has (up to 16,
+// one cluster, one launch). Larger: clusters of 8 blocks of 8192 keys.
 constexpr uint32_t kMinKeys = 4096;
 inline void sort_pow2(uint32_t* keys, uint32_t n, cudaStream_t stream) {
-    if (n <= (1u << 18)) sort_pow2_with<256>(keys, n, stream);
-    else sort_pow2_with<512>(keys, n, stream);
+    if (n <= (1u << 16)) sort_pow2_with<256>(keys, n, 16, stream);
+    else sort_pow2_with<512>(keys, n, 8, stream);
 }
 
 }  // namespace fast
