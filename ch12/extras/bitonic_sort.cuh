@@ -204,6 +204,71 @@ __device__ __forceinline__ void recomplement(uint32_t (&v)[kE], uint32_t index0,
     }
 }
 
+// Moving a round's 16 keys between registers and shared memory. The base
+// bit b is a template argument here: then every address is the thread's base
+// address plus a compile-time offset (padding included -- the index bits of
+// r << B and of the thread never overlap, so padded() of their sum is the sum
+// of padded()), and the 32 accesses of a round cost no index arithmetic at
+// all. kRemote: the round reaches into other blocks of the cluster; block
+// rank = the index bits above the block's own kBits.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+// Distributed shared memory by 32-bit addresses: mapa turns an address in
+// this block's shared memory into the same address in block `rank` of the
+// cluster, and ld/st.shared::cluster reach it.
+__device__ __forceinline__ uint32_t cluster_address(const uint32_t* p, uint32_t rank) {
+    uint32_t out;
+    asm("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(out) : "r"((uint32_t)__cvta_generic_to_shared(p)), "r"(rank));
+    return out;
+}
+__device__ __forceinline__ uint32_t cluster_load(uint32_t address) {
+    uint32_t v;
+    asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(v) : "r"(address) : "memory");
+    return v;
+}
+__device__ __forceinline__ void cluster_store(uint32_t address, uint32_t v) {
+    asm volatile("st.shared::cluster.u32 [%0], %1;" ::"r"(address), "r"(v) : "memory");
+}
+#endif
+
+template <int B, bool kStore, bool kRemote, int kBits>
+__device__ __forceinline__ void round_io(uint32_t (&v)[kE], uint32_t* s, uint32_t T) {
+    constexpr uint32_t kMask = (1u << kBits) - 1;
+    const uint32_t i0 = round_index(T, B, 0);
+    uint32_t* base = s + padded(i0 & kMask);
+#pragma unroll
+    for (int r = 0; r < kE; ++r) {
+        uint32_t* p = base + padded(((uint32_t)r << B) & kMask);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+        if (kRemote) {
+            const uint32_t address = cluster_address(p, (i0 >> kBits) | (((uint32_t)r << B) >> kBits));
+            if (kStore) cluster_store(address, v[r]);
+            else v[r] = cluster_load(address);
+            continue;
+        }
+#endif
+        if (kStore) *p = v[r];
+        else v[r] = *p;
+    }
+}
+
+// Run-time b -> compile-time B (b is the same for the whole block: one
+// uniform jump per round). Tiles of up to 2^16 keys: b <= 12.
+template <bool kStore, int kBits>
+__device__ __forceinline__ void round_io(int b, bool remote, uint32_t (&v)[kE], uint32_t* s, uint32_t T) {
+#define CH12_ROUND_CASE(B)                                                       \
+    case B:                                                                      \
+        if (remote) round_io<B, kStore, true, kBits>(v, s, T);                  \
+        else round_io<B, kStore, false, kBits>(v, s, T);                        \
+        break;
+    switch (b) {
+        CH12_ROUND_CASE(0) CH12_ROUND_CASE(1) CH12_ROUND_CASE(2) CH12_ROUND_CASE(3)
+        CH12_ROUND_CASE(4) CH12_ROUND_CASE(5) CH12_ROUND_CASE(6) CH12_ROUND_CASE(7)
+        CH12_ROUND_CASE(8) CH12_ROUND_CASE(9) CH12_ROUND_CASE(10) CH12_ROUND_CASE(11)
+        default: CH12_ROUND_CASE(12)
+    }
+#undef CH12_ROUND_CASE
+}
+
 template <int kThreads>
 struct Block {
     static constexpr uint32_t kKeys = kThreads * kE;
@@ -237,14 +302,6 @@ __global__ void __launch_bounds__(kThreads) cluster_sort_kernel(uint32_t* keys, 
     const uint32_t cluster_base = (blockIdx.x >> log_c) << tile_bits;
     const uint32_t block_base = cluster_base + rank * kKeys;
 
-    // Shared memory of the block that holds cluster-tile index i.
-    auto slot = [&](uint32_t i, bool remote) -> uint32_t* {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-        if (remote) return cluster.map_shared_rank(s, i >> kBits) + padded(i & (kKeys - 1));
-#endif
-        (void)remote;
-        return s + padded(i & (kKeys - 1));
-    };
     auto sync = [&](bool cluster_wide) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
         if (cluster_wide) { cluster.sync(); return; }
@@ -285,14 +342,12 @@ __global__ void __launch_bounds__(kThreads) cluster_sort_kernel(uint32_t* keys, 
                 const int nb = (bit >= kLogE - 1) ? bit - (kLogE - 1) : 0;
                 const bool nremote = (nb + kLogE > kBits);
                 if (b >= 0) {
-#pragma unroll
-                    for (int r = 0; r < kE; ++r) *slot(round_index(T, b, r), remote) = v[r];
+                    round_io<true, kBits>(b, remote, v, s, T);
                     sync(remote || nremote);
                 }
                 b = nb;
                 remote = nremote;
-#pragma unroll
-                for (int r = 0; r < kE; ++r) v[r] = *slot(round_index(T, b, r), remote);
+                round_io<false, kBits>(b, remote, v, s, T);
                 index0 = cluster_base | round_index(T, b, 0);
             }
             if (k != k_applied) {  // first step of a stage
@@ -303,8 +358,7 @@ __global__ void __launch_bounds__(kThreads) cluster_sort_kernel(uint32_t* keys, 
         }
     }
     recomplement(v, index0, b, k_applied, 0);
-#pragma unroll
-    for (int r = 0; r < kE; ++r) *slot(round_index(T, b, r), remote) = v[r];
+    round_io<true, kBits>(b, remote, v, s, T);
     sync(remote);
 
     uint4* o4 = reinterpret_cast<uint4*>(keys + block_base);
