@@ -21,6 +21,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <cuda_runtime.h>
 #include <cooperative_groups.h>
@@ -152,12 +154,28 @@ namespace fast {
 //    every compare-exchange into the ascending one: min and max, nothing
 //    else (min(~x, ~y) = ~max(x, y)). They are complemented back at the end
 //    of the stage.
-// 5. Coalesced, 16-byte global accesses; one padding word per 32 keys in
-//    shared memory so the strided register layouts avoid bank conflicts.
+// 5. Global memory only where it must be: the first round of a kernel loads
+//    straight from global memory into registers and the last one stores
+//    straight back (16-byte accesses, coalesced); shared memory only
+//    between rounds, swizzled so no round layout has bank conflicts.
 constexpr int kLogE = 4;
 constexpr int kE = 1 << kLogE;  // keys per thread
 
-__device__ __forceinline__ uint32_t padded(uint32_t i) { return i + (i >> 5); }
+// Shared-memory layout (idea 5): key i of a block lives at word
+// swizzle(i) = i ^ G(i >> 5), G a fixed XOR of the 5-bit constants below, one
+// per index bit 5 .. 12. The constants were chosen (by an exhaustive check
+// of every round layout b = 0 .. 12 and of the 16-byte copy pattern) so that
+// the 32 lanes of a warp always hit 32 different banks: with plain indexing,
+// rounds with b = 1 .. 4 would see 2-way bank conflicts. G is linear (XOR),
+// so swizzle(a | b) = swizzle(a) ^ swizzle(b) for indices with no common
+// bit; that lets the per-register part be a compile-time constant.
+__host__ __device__ constexpr uint32_t swizzle(uint32_t i) {
+    constexpr uint32_t kG[8] = {18, 7, 29, 17, 6, 2, 18, 0};
+    uint32_t x = 0;
+    for (int k = 0; k < 8; ++k)
+        if ((i >> (5 + k)) & 1u) x ^= kG[k];
+    return i ^ x;
+}
 
 // The index (within the cluster's tile) of register r of thread T in the
 // round with base bit b: T's bits fill every index bit except b .. b+3,
@@ -206,10 +224,9 @@ __device__ __forceinline__ void recomplement(uint32_t (&v)[kE], uint32_t index0,
 
 // Moving a round's 16 keys between registers and shared memory. The base
 // bit b is a template argument here: then every address is the thread's base
-// address plus a compile-time offset (padding included -- the index bits of
-// r << B and of the thread never overlap, so padded() of their sum is the sum
-// of padded()), and the 32 accesses of a round cost no index arithmetic at
-// all. kRemote: the round reaches into other blocks of the cluster; block
+// word XOR a compile-time constant (the index bits of r << B and of the
+// thread never overlap, so swizzle() of the whole index is the XOR of the
+// two swizzles), and the 32 accesses of a round cost one XOR each. kRemote: the round reaches into other blocks of the cluster; block
 // rank = the index bits above the block's own kBits.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 // Distributed shared memory by 32-bit addresses: mapa turns an address in
@@ -234,10 +251,10 @@ template <int B, bool kStore, bool kRemote, int kBits>
 __device__ __forceinline__ void round_io(uint32_t (&v)[kE], uint32_t* s, uint32_t T) {
     constexpr uint32_t kMask = (1u << kBits) - 1;
     const uint32_t i0 = round_index(T, B, 0);
-    uint32_t* base = s + padded(i0 & kMask);
+    const uint32_t word0 = swizzle(i0 & kMask);
 #pragma unroll
     for (int r = 0; r < kE; ++r) {
-        uint32_t* p = base + padded(((uint32_t)r << B) & kMask);
+        uint32_t* p = s + (word0 ^ swizzle(((uint32_t)r << B) & kMask));
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
         if (kRemote) {
             const uint32_t address = cluster_address(p, (i0 >> kBits) | (((uint32_t)r << B) >> kBits));
@@ -283,10 +300,10 @@ struct Block {
 // of stage s after the global steps. Launched with a cluster of 1 .. 16
 // blocks (a cluster of 1 on GPUs before Hopper).
 template <int kThreads>
-__global__ void __launch_bounds__(kThreads) cluster_sort_kernel(uint32_t* keys, int first_stage, int last_stage) {
+__global__ void __launch_bounds__(kThreads, 1024 / kThreads) cluster_sort_kernel(uint32_t* keys, int first_stage, int last_stage) {
     constexpr uint32_t kKeys = Block<kThreads>::kKeys;
     constexpr int kBits = Block<kThreads>::kBits;
-    __shared__ uint32_t s[kKeys + kKeys / 32];
+    __shared__ uint32_t s[kKeys];
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     namespace cg = cooperative_groups;
     cg::cluster_group cluster = cg::this_cluster();
@@ -297,10 +314,9 @@ __global__ void __launch_bounds__(kThreads) cluster_sort_kernel(uint32_t* keys, 
 #endif
     const int log_c = __ffs(csize) - 1;
     const int tile_bits = kBits + log_c;
-    const uint32_t t = threadIdx.x;
-    const uint32_t T = rank * kThreads + t;  // thread id within the cluster
+    const uint32_t T = rank * kThreads + threadIdx.x;  // thread id within the cluster
     const uint32_t cluster_base = (blockIdx.x >> log_c) << tile_bits;
-    const uint32_t block_base = cluster_base + rank * kKeys;
+    uint32_t* tile = keys + cluster_base;
 
     auto sync = [&](bool cluster_wide) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -309,42 +325,44 @@ __global__ void __launch_bounds__(kThreads) cluster_sort_kernel(uint32_t* keys, 
         (void)cluster_wide;
         __syncthreads();
     };
+    auto top_bit = [&](int st) { return (st - 1 < tile_bits - 1) ? st - 1 : tile_bits - 1; };
+    auto round_base = [](int bit) { return (bit >= kLogE - 1) ? bit - (kLogE - 1) : 0; };
 
-    // global -> this block's shared memory: 16-byte loads, neighbouring
-    // threads on neighbouring 16-byte chunks (fully coalesced).
-    const uint4* g4 = reinterpret_cast<const uint4*>(keys + block_base);
-#pragma unroll
-    for (int m = 0; m < kE / 4; ++m) {
-        const uint32_t q = t + m * kThreads;
-        const uint4 x = g4[q];
-        s[padded(4 * q + 0)] = x.x;
-        s[padded(4 * q + 1)] = x.y;
-        s[padded(4 * q + 2)] = x.z;
-        s[padded(4 * q + 3)] = x.w;
-    }
-    // Every block of the cluster must have started and loaded its keys
-    // before anyone reads another block's shared memory.
-    sync(csize > 1);
-
+    // The first round comes straight from global memory into registers (no
+    // trip through shared memory). b = 0: 16 consecutive keys per thread,
+    // four 16-byte loads. b >= 5 (the tails): for each r, a warp reads 32
+    // consecutive words -- coalesced.
     uint32_t v[kE];
-    int b = -1;             // base bit of the round in the registers (-1: none yet)
-    bool remote = false;    // does that round reach other blocks' shared memory?
-    uint32_t index0 = 0;    // global index of v[0]
-    uint32_t k_applied = 0; // the stage whose complement the keys carry (idea 4)
+    int b = round_base(top_bit(first_stage));
+    bool remote = (b + kLogE > kBits);
+    if (b == 0) {
+        const uint4* g4 = reinterpret_cast<const uint4*>(tile + kE * T);
+#pragma unroll
+        for (int m = 0; m < kE / 4; ++m) {
+            const uint4 x = g4[m];
+            v[4 * m + 0] = x.x; v[4 * m + 1] = x.y; v[4 * m + 2] = x.z; v[4 * m + 3] = x.w;
+        }
+    } else {
+#pragma unroll
+        for (int r = 0; r < kE; ++r) v[r] = tile[round_index(T, b, r)];
+    }
+    // Before any block touches another's shared memory, every block of the
+    // cluster must be running; waiting here overlaps the loads in flight.
+    if (csize > 1) sync(true);
+
+    uint32_t index0 = cluster_base | round_index(T, b, 0);  // global index of v[0]
+    uint32_t k_applied = 0;  // the stage whose complement the keys carry (idea 4)
     for (int st = first_stage; st <= last_stage; ++st) {
         const uint32_t k = 1u << st;  // st <= 31
-        const int top = (st - 1 < tile_bits - 1) ? st - 1 : tile_bits - 1;
-        for (int bit = top; bit >= 0; --bit) {
-            if (b < 0 || bit < b || bit >= b + kLogE) {
+        for (int bit = top_bit(st); bit >= 0; --bit) {
+            if (bit < b || bit >= b + kLogE) {
                 // Next round: write the registers back, wait (for the whole
                 // cluster if this round or the next one crosses blocks), and
                 // load the 16 keys that differ in bits nb .. nb+3.
-                const int nb = (bit >= kLogE - 1) ? bit - (kLogE - 1) : 0;
+                const int nb = round_base(bit);
                 const bool nremote = (nb + kLogE > kBits);
-                if (b >= 0) {
-                    round_io<true, kBits>(b, remote, v, s, T);
-                    sync(remote || nremote);
-                }
+                round_io<true, kBits>(b, remote, v, s, T);
+                sync(remote || nremote);
                 b = nb;
                 remote = nremote;
                 round_io<false, kBits>(b, remote, v, s, T);
@@ -358,16 +376,13 @@ __global__ void __launch_bounds__(kThreads) cluster_sort_kernel(uint32_t* keys, 
         }
     }
     recomplement(v, index0, b, k_applied, 0);
-    round_io<true, kBits>(b, remote, v, s, T);
-    sync(remote);
 
-    uint4* o4 = reinterpret_cast<uint4*>(keys + block_base);
+    // The last step of every stage is distance 1, so the last round always
+    // has b = 0: 16 consecutive keys per thread, straight back to global
+    // memory with four 16-byte stores.
+    uint4* o4 = reinterpret_cast<uint4*>(tile + kE * T);
 #pragma unroll
-    for (int m = 0; m < kE / 4; ++m) {
-        const uint32_t q = t + m * kThreads;
-        o4[q] = make_uint4(s[padded(4 * q + 0)], s[padded(4 * q + 1)], s[padded(4 * q + 2)],
-                           s[padded(4 * q + 3)]);
-    }
+    for (int m = 0; m < kE / 4; ++m) o4[m] = make_uint4(v[4 * m + 0], v[4 * m + 1], v[4 * m + 2], v[4 * m + 3]);
 }
 
 // kNB consecutive steps of stage k whose distances span cluster tiles:
@@ -504,10 +519,21 @@ inline void sort_pow2_with(uint32_t* keys, uint32_t n, uint32_t cluster_limit, c
 
 // Up to 2^16 keys: blocks of 4096 keys, as many as the array has (up to 16,
 // one cluster, one launch). Larger: clusters of 8 blocks of 8192 keys.
+// CH12_FAST_CONFIG=THREADSxCLUSTER (e.g. 256x16) overrides this, for tuning.
 constexpr uint32_t kMinKeys = 4096;
 inline void sort_pow2(uint32_t* keys, uint32_t n, cudaStream_t stream) {
-    if (n <= (1u << 16)) sort_pow2_with<256>(keys, n, 16, stream);
-    else sort_pow2_with<512>(keys, n, 8, stream);
+    static int threads = -1, cluster = 0;
+    if (threads < 0) {
+        threads = 0;
+        const char* env = std::getenv("CH12_FAST_CONFIG");
+        int t = 0, c = 0;
+        if (env && std::sscanf(env, "%dx%d", &t, &c) == 2 && (t == 256 || t == 512) && c >= 1 && c <= 16) {
+            threads = t;
+            cluster = c;
+        }
+    }
+    if (threads == 256 || (threads == 0 && n <= (1u << 16))) sort_pow2_with<256>(keys, n, threads ? cluster : 16, stream);
+    else sort_pow2_with<512>(keys, n, threads ? cluster : 8, stream);
 }
 
 }  // namespace fast

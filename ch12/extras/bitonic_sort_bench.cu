@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -66,7 +67,8 @@ static int usage(const char* prog, const char* problem) {
             "           and key counts (> 31); default 10-26\n"
             "  --runs   timed runs per variant and size, median reported (5 .. 1000, default 7)\n"
             "  --csv    write every measurement to FILE (default bitonic_bench.csv)\n"
-            "  --seed   seed of the uniform random keys (default 1)\n",
+            "  --seed   seed of the uniform random keys (default 1)\n"
+            "  --only   a comma list of variants to time (default: all six)\n",
             prog);
     return 2;
 }
@@ -107,6 +109,7 @@ int main(int argc, char** argv) {
     parse_sizes("10-26", &sizes);
     uint64_t runs = 7, seed = 1;
     std::string csv_path = "bitonic_bench.csv";
+    std::string only;
     for (int a = 1; a < argc; a++) {
         const char* opt = argv[a];
         if (std::strcmp(opt, "--help") == 0 || std::strcmp(opt, "-h") == 0) { usage(prog, nullptr); return 0; }
@@ -116,6 +119,8 @@ int main(int argc, char** argv) {
             if (!parse_sizes(val, &sizes)) return usage(prog, "bad --sizes");
         } else if (std::strcmp(opt, "--runs") == 0) {
             if (!ch12::parse_count(val, &runs) || runs < 5 || runs > 1000) return usage(prog, "--runs wants 5 .. 1000");
+        } else if (std::strcmp(opt, "--only") == 0) {
+            only = std::string(",") + val + ",";
         } else if (std::strcmp(opt, "--csv") == 0) {
             csv_path = val;
         } else if (std::strcmp(opt, "--seed") == 0) {
@@ -181,9 +186,10 @@ int main(int argc, char** argv) {
         CUDA_CHECK(cudaMemcpy(d_input, keys.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
 
         // the host baseline, which also gives the reference result
+        auto selected = [&](int v) { return only.empty() || only.find(std::string(",") + names[v] + ",") != std::string::npos; };
         std::vector<double> host_ms;
         std::vector<uint32_t> want;
-        for (uint64_t r = 0; r < runs; r++) {
+        for (uint64_t r = 0; r < (selected(5) ? runs : 1); r++) {
             want = keys;
             auto t0 = std::chrono::steady_clock::now();
             std::sort(want.begin(), want.end());
@@ -198,6 +204,11 @@ int main(int argc, char** argv) {
         bool ok[kVariants];
         std::vector<uint32_t> got(n);
         for (int v = 0; v < kVariants; v++) {
+            if (!selected(v)) {
+                launch_ms[v] = graph_ms[v] = best_ms[v] = NAN;
+                ok[v] = true;
+                continue;
+            }
             if (v == 5) {
                 launch_ms[v] = graph_ms[v] = best_ms[v] = median(host_ms);
                 ok[v] = std::is_sorted(want.begin(), want.end());
@@ -252,6 +263,7 @@ int main(int argc, char** argv) {
             best_ms[v] = std::min(launch_ms[v], graph_ms[v]);
         }
         for (int v = 0; v < kVariants; v++) {
+            if (!selected(v)) continue;
             double gkeys = n / (best_ms[v] * 1e-3) / 1e9;
             double vs_cub = best_ms[3] / best_ms[v], vs_wg = best_ms[1] / best_ms[v];
             printf("%12llu  %-12s %11.4f %11.4f %9.3f %8.2f %9.2f  %s\n", (unsigned long long)n, names[v],
