@@ -268,22 +268,22 @@ __device__ __forceinline__ void round_io(uint32_t (&v)[kE], uint32_t* s, uint32_
     }
 }
 
-// Run-time b -> compile-time B (b is the same for the whole block: one
-// uniform jump per round). Tiles of up to 2^16 keys: b <= 12.
+// Run-time b -> compile-time B. Rounds are aligned to groups of four bits
+// (b = 0, 4, 8, 12), so there are only four layouts: that keeps the kernel's
+// code small enough for the instruction cache (with 13 layouts it was not,
+// and every round paid for it). b is the same for the whole block, so this is
+// one uniform jump per round. Only the b = 12 round can cross blocks.
 template <bool kStore, int kBits>
 __device__ __forceinline__ void round_io(int b, bool remote, uint32_t (&v)[kE], uint32_t* s, uint32_t T) {
-#define CH12_ROUND_CASE(B)                                                       \
-    case B:                                                                      \
-        if (remote) round_io<B, kStore, true, kBits>(v, s, T);                  \
-        else round_io<B, kStore, false, kBits>(v, s, T);                        \
-        break;
     switch (b) {
-        CH12_ROUND_CASE(0) CH12_ROUND_CASE(1) CH12_ROUND_CASE(2) CH12_ROUND_CASE(3)
-        CH12_ROUND_CASE(4) CH12_ROUND_CASE(5) CH12_ROUND_CASE(6) CH12_ROUND_CASE(7)
-        CH12_ROUND_CASE(8) CH12_ROUND_CASE(9) CH12_ROUND_CASE(10) CH12_ROUND_CASE(11)
-        default: CH12_ROUND_CASE(12)
+        case 0: round_io<0, kStore, false, kBits>(v, s, T); break;
+        case 4: round_io<4, kStore, false, kBits>(v, s, T); break;
+        case 8: round_io<8, kStore, false, kBits>(v, s, T); break;
+        default:
+            if (remote) round_io<12, kStore, true, kBits>(v, s, T);
+            else round_io<12, kStore, false, kBits>(v, s, T);
+            break;
     }
-#undef CH12_ROUND_CASE
 }
 
 template <int kThreads>
@@ -326,7 +326,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) cluster_sort_kernel
         __syncthreads();
     };
     auto top_bit = [&](int st) { return (st - 1 < tile_bits - 1) ? st - 1 : tile_bits - 1; };
-    auto round_base = [](int bit) { return (bit >= kLogE - 1) ? bit - (kLogE - 1) : 0; };
+    auto round_base = [](int bit) { return bit & ~(kLogE - 1); };  // 0, 4, 8 or 12
 
     // The first round comes straight from global memory into registers (no
     // trip through shared memory). b = 0: 16 consecutive keys per thread,
@@ -435,12 +435,17 @@ inline void launch_global(uint32_t* keys, uint32_t n, int nb, int b, uint32_t k,
     CUDA_CHECK_LAUNCH();
 }
 
+// spread_bytes: extra (unused) dynamic shared memory per block. A single
+// cluster would otherwise be packed onto a few SMs, several blocks each;
+// asking for more shared memory than two blocks can share puts every block
+// on an SM of its own.
 template <int kThreads>
 inline void launch_cluster_sort(uint32_t* keys, uint32_t blocks, uint32_t csize, int first, int last,
-                                cudaStream_t stream) {
+                                size_t spread_bytes, cudaStream_t stream) {
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(blocks);
     config.blockDim = dim3(kThreads);
+    config.dynamicSmemBytes = spread_bytes;
     config.stream = stream;
     cudaLaunchAttribute attribute[1];
     attribute[0].id = cudaLaunchAttributeClusterDimension;
@@ -451,6 +456,8 @@ inline void launch_cluster_sort(uint32_t* keys, uint32_t blocks, uint32_t csize,
     config.numAttrs = (csize > 1) ? 1 : 0;
     CUDA_CHECK(cudaLaunchKernelEx(&config, cluster_sort_kernel<kThreads>, keys, first, last));
 }
+
+constexpr size_t kSpreadBytes = 120 * 1024;
 
 // The largest cluster (a power of two, <= want) the device can run with this
 // block size: 1 before Hopper, up to 16 on Hopper (16 is "non-portable" and
@@ -463,6 +470,8 @@ inline uint32_t max_cluster(uint32_t want) {
         CUDA_CHECK(cudaGetDevice(&device));
         CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
         cached = 1;
+        CUDA_CHECK(cudaFuncSetAttribute(cluster_sort_kernel<kThreads>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        (int)kSpreadBytes));
         if (major >= 9) {
             CUDA_CHECK(cudaFuncSetAttribute(cluster_sort_kernel<kThreads>,
                                             cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
@@ -500,7 +509,9 @@ inline void sort_pow2_with(uint32_t* keys, uint32_t n, uint32_t cluster_limit, c
     int log_n = 0;
     while ((1ull << log_n) < n) log_n++;
 
-    launch_cluster_sort<kThreads>(keys, blocks, csize, 1, log_n < tile_bits ? log_n : tile_bits, stream);
+    // One cluster for the whole array (up to 2^16 keys): spread it out.
+    const size_t spread = (blocks == csize && blocks > 1) ? kSpreadBytes : 0;
+    launch_cluster_sort<kThreads>(keys, blocks, csize, 1, log_n < tile_bits ? log_n : tile_bits, spread, stream);
     for (int st = tile_bits + 1; st <= log_n; ++st) {
         const uint32_t k = 1u << st;
         // Global bits st-1 .. tile_bits, in launches of at most 4 bits, split
@@ -513,7 +524,7 @@ inline void sort_pow2_with(uint32_t* keys, uint32_t n, uint32_t cluster_limit, c
             launch_global(keys, n, nb, bit - nb + 1, k, stream);
             bit -= nb;
         }
-        launch_cluster_sort<kThreads>(keys, blocks, csize, st, st, stream);
+        launch_cluster_sort<kThreads>(keys, blocks, csize, st, st, 0, stream);
     }
 }
 
@@ -532,7 +543,7 @@ inline void sort_pow2(uint32_t* keys, uint32_t n, cudaStream_t stream) {
             cluster = c;
         }
     }
-    if (threads == 256 || (threads == 0 && n <= (1u << 16))) sort_pow2_with<256>(keys, n, threads ? cluster : 16, stream);
+    if (threads == 256 || n < Block<512>::kKeys || (threads == 0 && n <= (1u << 16))) sort_pow2_with<256>(keys, n, threads ? cluster : 16, stream);
     else sort_pow2_with<512>(keys, n, threads ? cluster : 8, stream);
 }
 
