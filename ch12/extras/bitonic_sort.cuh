@@ -139,9 +139,9 @@ namespace fast {
 // 2. Thread-block clusters (Hopper): up to 16 blocks on neighbouring SMs can
 //    read and write each other's shared memory (distributed shared memory)
 //    and meet at one hardware barrier. A cluster of 16 blocks x 4096 keys
-//    (or 8 x 8192) sorts 65536 keys in ONE launch, and for larger arrays it
-//    makes the "tile" 16 times larger, so 4 fewer stages per stage need
-//    trips through global memory.
+//    sorts 65536 keys in ONE launch, and for larger arrays it makes the
+//    "tile" 16 times larger: 4 fewer global stages, and 4 fewer distances
+//    per stage that need trips through global memory.
 // 3. Global steps, four at a time. Distances that span clusters go through
 //    global memory, but one launch does up to four consecutive steps: each
 //    thread loads the 16 keys of a group (indices differing only in those
@@ -158,6 +158,12 @@ namespace fast {
 //    straight from global memory into registers and the last one stores
 //    straight back (16-byte accesses, coalesced); shared memory only
 //    between rounds, swizzled so no round layout has bank conflicts.
+// 6. A schedule fixed at compile time. Which round holds which bits, where a
+//    stage starts, which keys are complemented: all of it depends only on
+//    the tile size, so it is unrolled by templates into straight-line code
+//    with no loop counters, no switches and no index arithmetic left -- the
+//    first version, with those decided at run time, spent 7 instructions of
+//    bookkeeping for every instruction of sorting.
 constexpr int kLogE = 4;
 constexpr int kE = 1 << kLogE;  // keys per thread
 
@@ -200,41 +206,18 @@ __device__ __forceinline__ void register_step(uint32_t (&v)[kE]) {
     }
 }
 
-__device__ __forceinline__ void register_step(uint32_t (&v)[kE], int q) {
-    switch (q) {
-        case 0: register_step<0>(v); break;
-        case 1: register_step<1>(v); break;
-        case 2: register_step<2>(v); break;
-        default: register_step<3>(v); break;
-    }
-}
-
-// Idea 4: keys whose global index has bit k set (descending blocks of stage
-// k) are kept complemented. Moving from stage k_old to k_new (0 = none)
-// complements exactly the keys whose membership changed.
-__device__ __forceinline__ void recomplement(uint32_t (&v)[kE], uint32_t index0, int b, uint32_t k_old,
-                                             uint32_t k_new) {
-#pragma unroll
-    for (int r = 0; r < kE; ++r) {
-        const uint32_t index = index0 | ((uint32_t)r << b);
-        const uint32_t mask = ((index & k_old) ? ~0u : 0u) ^ ((index & k_new) ? ~0u : 0u);
-        v[r] ^= mask;
-    }
-}
-
-// Moving a round's 16 keys between registers and shared memory. The base
-// bit b is a template argument here: then every address is the thread's base
-// word XOR a compile-time constant (the index bits of r << B and of the
-// thread never overlap, so swizzle() of the whole index is the XOR of the
-// two swizzles), and the 32 accesses of a round cost one XOR each. kRemote: the round reaches into other blocks of the cluster; block
-// rank = the index bits above the block's own kBits.
+// Moving a round's 16 keys between registers and shared memory. Every
+// address is the thread's base word XOR a compile-time constant (the index
+// bits of r << B and of the thread never overlap, so swizzle() of the whole
+// index is the XOR of the two swizzles). kRemote: the round reaches into
+// other blocks of the cluster; block rank = the index bits above kBits.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 // Distributed shared memory by 32-bit addresses: mapa turns an address in
 // this block's shared memory into the same address in block `rank` of the
 // cluster, and ld/st.shared::cluster reach it.
 __device__ __forceinline__ uint32_t cluster_address(const uint32_t* p, uint32_t rank) {
     uint32_t out;
-    asm("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(out) : "r"((uint32_t)__cvta_generic_to_shared(p)), "r"(rank));
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(out) : "r"((uint32_t)__cvta_generic_to_shared(p)), "r"(rank));
     return out;
 }
 __device__ __forceinline__ uint32_t cluster_load(uint32_t address) {
@@ -251,7 +234,10 @@ template <int B, bool kStore, bool kRemote, int kBits>
 __device__ __forceinline__ void round_io(uint32_t (&v)[kE], uint32_t* s, uint32_t T) {
     constexpr uint32_t kMask = (1u << kBits) - 1;
     const uint32_t i0 = round_index(T, B, 0);
-    const uint32_t word0 = swizzle(i0 & kMask);
+    // An opaque copy: without it the compiler keeps the 16 addresses of every
+    // layout alive across the whole (fully unrolled) kernel, and spills.
+    uint32_t word0;
+    asm volatile("mov.b32 %0, %1;" : "=r"(word0) : "r"(swizzle(i0 & kMask)));
 #pragma unroll
     for (int r = 0; r < kE; ++r) {
         uint32_t* p = s + (word0 ^ swizzle(((uint32_t)r << B) & kMask));
@@ -268,74 +254,95 @@ __device__ __forceinline__ void round_io(uint32_t (&v)[kE], uint32_t* s, uint32_
     }
 }
 
-// Run-time b -> compile-time B. Rounds are aligned to groups of four bits
-// (b = 0, 4, 8, 12), so there are only four layouts: that keeps the kernel's
-// code small enough for the instruction cache (with 13 layouts it was not,
-// and every round paid for it). b is the same for the whole block, so this is
-// one uniform jump per round. Only the b = 12 round can cross blocks.
-template <bool kStore, int kBits>
-__device__ __forceinline__ void round_io(int b, bool remote, uint32_t (&v)[kE], uint32_t* s, uint32_t T) {
-    switch (b) {
-        case 0: round_io<0, kStore, false, kBits>(v, s, T); break;
-        case 4: round_io<4, kStore, false, kBits>(v, s, T); break;
-        case 8: round_io<8, kStore, false, kBits>(v, s, T); break;
-        default:
-            if (remote) round_io<12, kStore, true, kBits>(v, s, T);
-            else round_io<12, kStore, false, kBits>(v, s, T);
-            break;
-    }
+template <bool kClusterWide>
+__device__ __forceinline__ void block_or_cluster_sync() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (kClusterWide) { cooperative_groups::this_cluster().sync(); return; }
+#endif
+    __syncthreads();
 }
 
-template <int kThreads>
-struct Block {
-    static constexpr uint32_t kKeys = kThreads * kE;
-    static constexpr int kBits = (kKeys == 4096) ? 12 : (kKeys == 8192) ? 13 : -1;
-    static_assert(kBits > 0, "blocks of 4096 or 8192 keys");
+__device__ __forceinline__ uint32_t cluster_rank() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    return cooperative_groups::this_cluster().block_rank();
+#else
+    return 0;
+#endif
+}
+
+// The whole schedule is known at compile time (idea 6). A tile of 2^kTileBits
+// keys (a cluster of 2^(kTileBits - kBlockBits) blocks) runs stages St ..
+// LastSt, step by step (Bit = the distance's bit), and a new round starts
+// whenever a step's bit leaves the current round's four bits. Rounds are
+// aligned to groups of four bits (the top one is moved down to fit the tile).
+__host__ __device__ constexpr int round_base(int bit, int tile_bits) {
+    return (bit & ~(kLogE - 1)) < tile_bits - kLogE ? (bit & ~(kLogE - 1)) : tile_bits - kLogE;
+}
+__host__ __device__ constexpr int top_bit(int st, int tile_bits) { return st - 1 < tile_bits - 1 ? st - 1 : tile_bits - 1; }
+
+// Idea 4 at compile time: the keys of stage st's descending blocks (index
+// bit st set) are kept complemented. Going from stage st_old to st_new
+// (0 = none) in round B flips exactly the keys whose bit changed. The bit is
+// either one of r's bits (known at compile time) or the same for all 16
+// registers of the thread (one mask, worked out once).
+__host__ __device__ constexpr bool register_bit(int st, int b, int r) {
+    return st >= b && st < b + kLogE && ((r >> (st - b)) & 1);
+}
+
+template <int StOld, int StNew, int B>
+__device__ __forceinline__ void recomplement(uint32_t (&v)[kE], uint32_t index0) {
+    auto thread_bit = [&](int st) -> uint32_t {
+        return (st == 0 || (st >= B && st < B + kLogE)) ? 0u : (index0 >> st) & 1u;
+    };
+    const uint32_t u = (thread_bit(StOld) ^ thread_bit(StNew)) ? ~0u : 0u;
+#pragma unroll
+    for (int r = 0; r < kE; ++r)
+        v[r] ^= (register_bit(StOld, B, r) != register_bit(StNew, B, r)) ? ~u : u;
+}
+
+template <int kTileBits, int kBlockBits, bool kScratch, int St, int LastSt, int Bit, int CurB>
+struct Schedule {
+    __host__ __device__ static constexpr bool remote(int b) { return b + kLogE > kBlockBits; }
+    static __device__ __forceinline__ void run(uint32_t (&v)[kE], uint32_t* s, uint32_t T, uint32_t tile_base) {
+        constexpr int NB = round_base(Bit, kTileBits);
+        if constexpr (NB != CurB) {
+            round_io<CurB, true, remote(CurB), kBlockBits>(v, s, T);
+            block_or_cluster_sync<remote(CurB) || remote(NB)>();
+            round_io<NB, false, remote(NB), kBlockBits>(v, s, T);
+        }
+        if constexpr (kScratch && Bit == top_bit(St, kTileBits))  // first step of stage St
+            recomplement<St - 1, St, NB>(v, tile_base | round_index(T, NB, 0));
+        register_step<Bit - NB>(v);
+        if constexpr (Bit > 0) {
+            Schedule<kTileBits, kBlockBits, kScratch, St, LastSt, Bit - 1, NB>::run(v, s, T, tile_base);
+        } else if constexpr (St < LastSt) {
+            Schedule<kTileBits, kBlockBits, kScratch, St + 1, LastSt, top_bit(St + 1, kTileBits), NB>::run(
+                v, s, T, tile_base);
+        } else if constexpr (kScratch) {
+            recomplement<St, 0, NB>(v, tile_base | round_index(T, NB, 0));
+        }
+    }
 };
 
-// Stages first_stage .. last_stage of the network, restricted to the steps
-// inside one cluster's tile (kKeys keys per block, times the cluster size).
-// With first_stage = 1 it sorts each tile from scratch, in the alternating
-// directions the global network needs; with first = last = s it is the tail
-// of stage s after the global steps. Launched with a cluster of 1 .. 16
-// blocks (a cluster of 1 on GPUs before Hopper).
-template <int kThreads>
-__global__ void __launch_bounds__(kThreads, 1024 / kThreads) cluster_sort_kernel(uint32_t* keys, int first_stage, int last_stage) {
-    constexpr uint32_t kKeys = Block<kThreads>::kKeys;
-    constexpr int kBits = Block<kThreads>::kBits;
-    __shared__ uint32_t s[kKeys];
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    namespace cg = cooperative_groups;
-    cg::cluster_group cluster = cg::this_cluster();
-    const uint32_t csize = cluster.num_blocks();
-    const uint32_t rank = cluster.block_rank();
-#else
-    const uint32_t csize = 1, rank = 0;
-#endif
-    const int log_c = __ffs(csize) - 1;
-    const int tile_bits = kBits + log_c;
+// Sorts (kScratch: stages 1 .. kTileBits, from scratch) or finishes (the tail
+// of stage k: the distances below the tile) tiles of 2^kTileBits keys. The
+// first round comes straight from global memory into registers and the last
+// one (always b = 0: every stage ends with distance 1) goes straight back, as
+// 16-byte accesses (idea 5).
+template <int kThreads, int kTileBits, bool kScratch>
+__global__ void __launch_bounds__(kThreads, kScratch ? 3 : 4) tile_kernel(uint32_t* keys, uint32_t k) {
+    constexpr int kBlockBits = (kThreads == 256) ? 12 : 13;
+    static_assert(kThreads * kE == (1 << kBlockBits), "256 or 512 threads");
+    static_assert(kTileBits >= kBlockBits && kTileBits <= kBlockBits + 4, "clusters of 1 .. 16 blocks");
+    constexpr int kFirstB = kScratch ? 0 : round_base(kTileBits - 1, kTileBits);
+    __shared__ uint32_t s[1 << kBlockBits];
+    const uint32_t rank = (kTileBits > kBlockBits) ? cluster_rank() : 0;
     const uint32_t T = rank * kThreads + threadIdx.x;  // thread id within the cluster
-    const uint32_t cluster_base = (blockIdx.x >> log_c) << tile_bits;
-    uint32_t* tile = keys + cluster_base;
+    const uint32_t tile_base = (blockIdx.x >> (kTileBits - kBlockBits)) << kTileBits;
+    uint32_t* tile = keys + tile_base;
 
-    auto sync = [&](bool cluster_wide) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-        if (cluster_wide) { cluster.sync(); return; }
-#endif
-        (void)cluster_wide;
-        __syncthreads();
-    };
-    auto top_bit = [&](int st) { return (st - 1 < tile_bits - 1) ? st - 1 : tile_bits - 1; };
-    auto round_base = [](int bit) { return bit & ~(kLogE - 1); };  // 0, 4, 8 or 12
-
-    // The first round comes straight from global memory into registers (no
-    // trip through shared memory). b = 0: 16 consecutive keys per thread,
-    // four 16-byte loads. b >= 5 (the tails): for each r, a warp reads 32
-    // consecutive words -- coalesced.
     uint32_t v[kE];
-    int b = round_base(top_bit(first_stage));
-    bool remote = (b + kLogE > kBits);
-    if (b == 0) {
+    if constexpr (kFirstB == 0) {
         const uint4* g4 = reinterpret_cast<const uint4*>(tile + kE * T);
 #pragma unroll
         for (int m = 0; m < kE / 4; ++m) {
@@ -344,42 +351,27 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) cluster_sort_kernel
         }
     } else {
 #pragma unroll
-        for (int r = 0; r < kE; ++r) v[r] = tile[round_index(T, b, r)];
+        for (int r = 0; r < kE; ++r) v[r] = tile[round_index(T, kFirstB, r)];
+    }
+    // The tail's stage k is above the tile: one direction for the whole tile.
+    const uint32_t flip = (!kScratch && (tile_base & k)) ? ~0u : 0u;
+    if constexpr (!kScratch) {
+#pragma unroll
+        for (int r = 0; r < kE; ++r) v[r] ^= flip;
     }
     // Before any block touches another's shared memory, every block of the
     // cluster must be running; waiting here overlaps the loads in flight.
-    if (csize > 1) sync(true);
+    if constexpr (kTileBits > kBlockBits) block_or_cluster_sync<true>();
 
-    uint32_t index0 = cluster_base | round_index(T, b, 0);  // global index of v[0]
-    uint32_t k_applied = 0;  // the stage whose complement the keys carry (idea 4)
-    for (int st = first_stage; st <= last_stage; ++st) {
-        const uint32_t k = 1u << st;  // st <= 31
-        for (int bit = top_bit(st); bit >= 0; --bit) {
-            if (bit < b || bit >= b + kLogE) {
-                // Next round: write the registers back, wait (for the whole
-                // cluster if this round or the next one crosses blocks), and
-                // load the 16 keys that differ in bits nb .. nb+3.
-                const int nb = round_base(bit);
-                const bool nremote = (nb + kLogE > kBits);
-                round_io<true, kBits>(b, remote, v, s, T);
-                sync(remote || nremote);
-                b = nb;
-                remote = nremote;
-                round_io<false, kBits>(b, remote, v, s, T);
-                index0 = cluster_base | round_index(T, b, 0);
-            }
-            if (k != k_applied) {  // first step of a stage
-                recomplement(v, index0, b, k_applied, k);
-                k_applied = k;
-            }
-            register_step(v, bit - b);
-        }
+    if constexpr (kScratch) {
+        Schedule<kTileBits, kBlockBits, true, 1, kTileBits, 0, kFirstB>::run(v, s, T, tile_base);
+    } else {
+        Schedule<kTileBits, kBlockBits, false, kTileBits + 1, kTileBits + 1, kTileBits - 1, kFirstB>::run(
+            v, s, T, tile_base);
+#pragma unroll
+        for (int r = 0; r < kE; ++r) v[r] ^= flip;
     }
-    recomplement(v, index0, b, k_applied, 0);
 
-    // The last step of every stage is distance 1, so the last round always
-    // has b = 0: 16 consecutive keys per thread, straight back to global
-    // memory with four 16-byte stores.
     uint4* o4 = reinterpret_cast<uint4*>(tile + kE * T);
 #pragma unroll
     for (int m = 0; m < kE / 4; ++m) o4[m] = make_uint4(v[4 * m + 0], v[4 * m + 1], v[4 * m + 2], v[4 * m + 3]);
@@ -439,84 +431,77 @@ inline void launch_global(uint32_t* keys, uint32_t n, int nb, int b, uint32_t k,
 // cluster would otherwise be packed onto a few SMs, several blocks each;
 // asking for more shared memory than two blocks can share puts every block
 // on an SM of its own.
-template <int kThreads>
-inline void launch_cluster_sort(uint32_t* keys, uint32_t blocks, uint32_t csize, int first, int last,
-                                size_t spread_bytes, cudaStream_t stream) {
+// spread_bytes: extra (unused) dynamic shared memory per block. A single
+// cluster would otherwise be packed onto a few SMs, several blocks each;
+// asking for more shared memory than two blocks can share puts every block
+// on an SM of its own.
+constexpr size_t kSpreadBytes = 120 * 1024;
+constexpr int kThreads = 256;  // 16 keys each: blocks of 4096 keys
+constexpr int kBlockBits = 12;
+
+template <int kTileBits, bool kScratch>
+inline void launch_tiles(uint32_t* keys, uint32_t n, uint32_t k, size_t spread_bytes, cudaStream_t stream) {
+    auto kernel = tile_kernel<kThreads, kTileBits, kScratch>;
+    static bool configured = false;
+    if (!configured) {
+        CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kSpreadBytes));
+        if (kTileBits - kBlockBits == 4)
+            CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+        configured = true;
+    }
     cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(blocks);
+    config.gridDim = dim3(n >> kBlockBits);
     config.blockDim = dim3(kThreads);
     config.dynamicSmemBytes = spread_bytes;
     config.stream = stream;
     cudaLaunchAttribute attribute[1];
     attribute[0].id = cudaLaunchAttributeClusterDimension;
-    attribute[0].val.clusterDim.x = csize;
+    attribute[0].val.clusterDim.x = 1u << (kTileBits - kBlockBits);
     attribute[0].val.clusterDim.y = 1;
     attribute[0].val.clusterDim.z = 1;
     config.attrs = attribute;
-    config.numAttrs = (csize > 1) ? 1 : 0;
-    CUDA_CHECK(cudaLaunchKernelEx(&config, cluster_sort_kernel<kThreads>, keys, first, last));
+    config.numAttrs = (kTileBits > kBlockBits) ? 1 : 0;
+    CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, keys, k));
 }
 
-constexpr size_t kSpreadBytes = 120 * 1024;
-
-// The largest cluster (a power of two, <= want) the device can run with this
-// block size: 1 before Hopper, up to 16 on Hopper (16 is "non-portable" and
-// must be allowed explicitly). Asked once per block size.
-template <int kThreads>
-inline uint32_t max_cluster(uint32_t want) {
-    static int cached = 0;
-    if (cached == 0) {
+// Can this GPU run clusters of 16 of our blocks? (Hopper: yes; before: no
+// clusters at all.) Asked once.
+inline bool clusters_of_16() {
+    static int answer = -1;
+    if (answer < 0) {
+        answer = 0;
         int device = 0, major = 0;
         CUDA_CHECK(cudaGetDevice(&device));
         CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-        cached = 1;
-        CUDA_CHECK(cudaFuncSetAttribute(cluster_sort_kernel<kThreads>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        (int)kSpreadBytes));
-        if (major >= 9) {
-            CUDA_CHECK(cudaFuncSetAttribute(cluster_sort_kernel<kThreads>,
-                                            cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-            for (int c = 16; c >= 2; c /= 2) {
-                cudaLaunchConfig_t config = {};
-                config.gridDim = dim3(c);
-                config.blockDim = dim3(kThreads);
-                cudaLaunchAttribute attribute[1];
-                attribute[0].id = cudaLaunchAttributeClusterDimension;
-                attribute[0].val.clusterDim = {(unsigned)c, 1, 1};
-                config.attrs = attribute;
-                config.numAttrs = 1;
-                int clusters = 0;
-                if (cudaOccupancyMaxActiveClusters(&clusters, cluster_sort_kernel<kThreads>, &config) == cudaSuccess &&
-                    clusters > 0) {
-                    cached = c;
-                    break;
-                }
-                (void)cudaGetLastError();  // a refused size is an answer, not an error
-            }
+        const char* env = std::getenv("CH12_FAST_NO_CLUSTERS");  // for tuning: tiles of one block
+        if (major >= 9 && !(env && env[0] == '1')) {
+            auto kernel = tile_kernel<kThreads, kBlockBits + 4, false>;
+            CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+            cudaLaunchConfig_t config = {};
+            config.gridDim = dim3(16);
+            config.blockDim = dim3(kThreads);
+            cudaLaunchAttribute attribute[1];
+            attribute[0].id = cudaLaunchAttributeClusterDimension;
+            attribute[0].val.clusterDim = {16u, 1u, 1u};
+            config.attrs = attribute;
+            config.numAttrs = 1;
+            int clusters = 0;
+            if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) == cudaSuccess && clusters > 0) answer = 1;
+            (void)cudaGetLastError();  // a refused size is an answer, not an error
         }
     }
-    return (uint32_t)cached < want ? (uint32_t)cached : want;
+    return answer == 1;
 }
 
-template <int kThreads>
-inline void sort_pow2_with(uint32_t* keys, uint32_t n, uint32_t cluster_limit, cudaStream_t stream) {
-    constexpr uint32_t kKeys = Block<kThreads>::kKeys;
-    constexpr int kBits = Block<kThreads>::kBits;
-    const uint32_t blocks = n / kKeys;
-    const uint32_t csize = max_cluster<kThreads>(blocks < cluster_limit ? blocks : cluster_limit);
-    int log_c = 0;
-    while ((1u << log_c) < csize) log_c++;
-    const int tile_bits = kBits + log_c;
-    int log_n = 0;
-    while ((1ull << log_n) < n) log_n++;
-
-    // One cluster for the whole array (up to 2^16 keys): spread it out.
-    const size_t spread = (blocks == csize && blocks > 1) ? kSpreadBytes : 0;
-    launch_cluster_sort<kThreads>(keys, blocks, csize, 1, log_n < tile_bits ? log_n : tile_bits, spread, stream);
-    for (int st = tile_bits + 1; st <= log_n; ++st) {
+// Stage tails and from-scratch sorts for the tile size in use.
+template <int kTileBits>
+inline void sort_pow2_tiles(uint32_t* keys, uint32_t n, int log_n, cudaStream_t stream) {
+    launch_tiles<kTileBits, true>(keys, n, 0, 0, stream);
+    for (int st = kTileBits + 1; st <= log_n; ++st) {
         const uint32_t k = 1u << st;
-        // Global bits st-1 .. tile_bits, in launches of at most 4 bits, split
-        // evenly (5 bits: 3 + 2, not 4 + 1), from the top down.
-        const int global_bits = st - tile_bits;
+        // Global bits st-1 .. kTileBits, in launches of at most 4 bits, split
+        // evenly (5 bits: 3 + 2, not 4 + 1), from the top down (idea 3).
+        const int global_bits = st - kTileBits;
         const int launches = (global_bits + kLogE - 1) / kLogE;
         int bit = st - 1;
         for (int l = 0; l < launches; ++l) {
@@ -524,27 +509,30 @@ inline void sort_pow2_with(uint32_t* keys, uint32_t n, uint32_t cluster_limit, c
             launch_global(keys, n, nb, bit - nb + 1, k, stream);
             bit -= nb;
         }
-        launch_cluster_sort<kThreads>(keys, blocks, csize, st, st, 0, stream);
+        launch_tiles<kTileBits, false>(keys, n, k, 0, stream);
     }
 }
 
-// Up to 2^16 keys: blocks of 4096 keys, as many as the array has (up to 16,
-// one cluster, one launch). Larger: clusters of 8 blocks of 8192 keys.
-// CH12_FAST_CONFIG=THREADSxCLUSTER (e.g. 256x16) overrides this, for tuning.
-constexpr uint32_t kMinKeys = 4096;
+// n: a power of two, at least kMinKeys. Up to 2^16 keys on Hopper: one
+// cluster, one launch, spread one block per SM. Larger: tiles of 2^16 keys
+// (clusters of 16 blocks) between the global steps. Before Hopper: tiles of
+// one block (4096 keys).
+constexpr uint32_t kMinKeys = 1u << kBlockBits;
 inline void sort_pow2(uint32_t* keys, uint32_t n, cudaStream_t stream) {
-    static int threads = -1, cluster = 0;
-    if (threads < 0) {
-        threads = 0;
-        const char* env = std::getenv("CH12_FAST_CONFIG");
-        int t = 0, c = 0;
-        if (env && std::sscanf(env, "%dx%d", &t, &c) == 2 && (t == 256 || t == 512) && c >= 1 && c <= 16) {
-            threads = t;
-            cluster = c;
-        }
+    int log_n = 0;
+    while ((1ull << log_n) < n) log_n++;
+    if (!clusters_of_16()) {
+        sort_pow2_tiles<kBlockBits>(keys, n, log_n, stream);
+        return;
     }
-    if (threads == 256 || n < Block<512>::kKeys || (threads == 0 && n <= (1u << 16))) sort_pow2_with<256>(keys, n, threads ? cluster : 16, stream);
-    else sort_pow2_with<512>(keys, n, threads ? cluster : 8, stream);
+    switch (log_n) {
+        case 12: launch_tiles<12, true>(keys, n, 0, 0, stream); break;
+        case 13: launch_tiles<13, true>(keys, n, 0, kSpreadBytes, stream); break;
+        case 14: launch_tiles<14, true>(keys, n, 0, kSpreadBytes, stream); break;
+        case 15: launch_tiles<15, true>(keys, n, 0, kSpreadBytes, stream); break;
+        case 16: launch_tiles<16, true>(keys, n, 0, kSpreadBytes, stream); break;
+        default: sort_pow2_tiles<16>(keys, n, log_n, stream); break;
+    }
 }
 
 }  // namespace fast
