@@ -285,8 +285,10 @@ __host__ __device__ constexpr int top_bit(int st, int tile_bits) { return st - 1
 // (0 = none) in round B flips exactly the keys whose bit changed. The bit is
 // either one of r's bits (known at compile time) or the same for all 16
 // registers of the thread (one mask, worked out once).
+// Is index bit st (stage st's direction bit; st = 0: no stage) one of
+// register r's bits in the round with base bit b, and set?
 __host__ __device__ constexpr bool register_bit(int st, int b, int r) {
-    return st >= b && st < b + kLogE && ((r >> (st - b)) & 1);
+    return st != 0 && st >= b && st < b + kLogE && ((r >> (st - b)) & 1);
 }
 
 template <int StOld, int StNew, int B>
