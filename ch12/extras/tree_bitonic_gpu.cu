@@ -104,47 +104,35 @@ struct Bump {
     __device__ Tree node(Tree l, Tree r) { return make_node(heap, next++, l, r); }
 };
 
-// One evaluator optimisation here, store-to-load forwarding: when a call
-// reads the children of a node this same thread has just built (warp's join
-// reading its two results, flow reading sort's new Node, down reading warp's
-// result), it takes them from registers instead of reading back the words it
-// just wrote. The same nodes are built with the same contents; only a
-// memory round trip is skipped.
-struct Built {  // a node built by this thread, with its two children
-    Tree t;
-    ulonglong2 kids;
-};
-
-__device__ Built seq_warp(Bump& h, int d, uint32_t s, Tree a, Tree b) {
+__device__ Tree seq_warp(Bump& h, int d, uint32_t s, Tree a, Tree b) {
     if (d == 0) {
         const uint32_t av = value(a), bv = value(b);
         const uint32_t swap = s ^ (av > bv ? 1u : 0u);
-        const Tree x = leaf(swap == 0 ? av : bv), y = leaf(swap == 0 ? bv : av);
-        return {h.node(x, y), make_ulonglong2(x, y)};
+        return swap == 0 ? h.node(leaf(av), leaf(bv)) : h.node(leaf(bv), leaf(av));
     }
     const ulonglong2 ca = children(h.heap, a), cb = children(h.heap, b);
-    const Built l = seq_warp(h, d - 1, s, ca.x, cb.x);
-    const Built r = seq_warp(h, d - 1, s, ca.y, cb.y);
-    const Tree nl = h.node(l.kids.x, r.kids.x);
-    const Tree nr = h.node(l.kids.y, r.kids.y);
-    return {h.node(nl, nr), make_ulonglong2(nl, nr)};
+    const Tree l = seq_warp(h, d - 1, s, ca.x, cb.x);
+    const Tree r = seq_warp(h, d - 1, s, ca.y, cb.y);
+    const ulonglong2 cl = children(h.heap, l), cr = children(h.heap, r);
+    const Tree nl = h.node(cl.x, cr.x);
+    const Tree nr = h.node(cl.y, cr.y);
+    return h.node(nl, nr);
 }
 
-__device__ Tree seq_down(Bump& h, int d, uint32_t s, Tree t, const ulonglong2* kids);
+__device__ Tree seq_down(Bump& h, int d, uint32_t s, Tree t);
 
-// kids: t's children when this thread has just built t, else null.
-__device__ Tree seq_flow(Bump& h, int d, uint32_t s, Tree t, const ulonglong2* kids) {
+__device__ Tree seq_flow(Bump& h, int d, uint32_t s, Tree t) {
     if (d == 0 || is_leaf(t)) return t;
-    const ulonglong2 c = kids ? *kids : children(h.heap, t);
-    const Built w = seq_warp(h, d - 1, s, c.x, c.y);
-    return seq_down(h, d, s, w.t, &w.kids);
+    const ulonglong2 c = children(h.heap, t);
+    const Tree w = seq_warp(h, d - 1, s, c.x, c.y);
+    return seq_down(h, d, s, w);
 }
 
-__device__ Tree seq_down(Bump& h, int d, uint32_t s, Tree t, const ulonglong2* kids) {
+__device__ Tree seq_down(Bump& h, int d, uint32_t s, Tree t) {
     if (d == 0 || is_leaf(t)) return t;
-    const ulonglong2 c = kids ? *kids : children(h.heap, t);
-    const Tree l = seq_flow(h, d - 1, s, c.x, nullptr);
-    const Tree r = seq_flow(h, d - 1, s, c.y, nullptr);
+    const ulonglong2 c = children(h.heap, t);
+    const Tree l = seq_flow(h, d - 1, s, c.x);
+    const Tree r = seq_flow(h, d - 1, s, c.y);
     return h.node(l, r);
 }
 
@@ -153,8 +141,7 @@ __device__ Tree seq_sort(Bump& h, int d, uint32_t s, Tree t) {
     const ulonglong2 c = children(h.heap, t);
     const Tree l = seq_sort(h, d - 1, 0, c.x);
     const Tree r = seq_sort(h, d - 1, 1, c.y);
-    const ulonglong2 lr = make_ulonglong2(l, r);
-    return seq_flow(h, d, s, h.node(l, r), &lr);
+    return seq_flow(h, d, s, h.node(l, r));
 }
 
 // ---- the runtime -----------------------------------------------------------
@@ -209,9 +196,9 @@ __device__ bool start(const Runtime& rt, uint32_t wave, const Task& t, Tree* out
         Bump h{rt.heap, t.base};
         switch (t.fn) {
             case kSort: *out = seq_sort(h, d, s, t.a); break;
-            case kFlow: *out = seq_flow(h, d, s, t.a, nullptr); break;
-            case kDown: *out = seq_down(h, d, s, t.a, nullptr); break;
-            default: *out = seq_warp(h, d, s, t.a, t.b).t; break;
+            case kFlow: *out = seq_flow(h, d, s, t.a); break;
+            case kDown: *out = seq_down(h, d, s, t.a); break;
+            default: *out = seq_warp(h, d, s, t.a, t.b); break;
         }
         return true;
     }
@@ -375,13 +362,13 @@ static int usage(const char* prog) {
     fprintf(stderr,
             "usage: %s --depth D [--cutoff C]\n"
             "  D from 1 to %d, limited by GPU memory (16 bytes per node: 6.4 GB at depth 20)\n"
-            "  C: calls at depth <= C run sequentially on one thread (0 .. 20, default 4)\n",
+            "  C: calls at depth <= C run sequentially on one thread (0 .. 20, default 6)\n",
             prog, tree::kMaxDepth);
     return 2;
 }
 
 int main(int argc, char** argv) {
-    int depth = 0, cutoff = 4;
+    int depth = 0, cutoff = 6;
     std::vector<char*> args = {argv[0]};
     for (int a = 1; a < argc; ++a) {
         if (std::strcmp(argv[a], "--cutoff") == 0) {
