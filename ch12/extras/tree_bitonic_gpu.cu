@@ -362,13 +362,13 @@ static int usage(const char* prog) {
     fprintf(stderr,
             "usage: %s --depth D [--cutoff C]\n"
             "  D from 1 to %d, limited by GPU memory (16 bytes per node: 6.4 GB at depth 20)\n"
-            "  C: calls at depth <= C run sequentially on one thread (0 .. 20, default 6)\n",
+            "  C: calls at depth <= C run sequentially on one thread (0 .. 20, default 4)\n",
             prog, tree::kMaxDepth);
     return 2;
 }
 
 int main(int argc, char** argv) {
-    int depth = 0, cutoff = 6;
+    int depth = 0, cutoff = 4;
     std::vector<char*> args = {argv[0]};
     for (int a = 1; a < argc; ++a) {
         if (std::strcmp(argv[a], "--cutoff") == 0) {
