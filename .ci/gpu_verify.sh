@@ -12,6 +12,7 @@
 #   sanitize  compute-sanitizer memcheck/synccheck/racecheck on the GPU programs
 #   bench     the benchmark (BENCH_SIZES, BENCH_RUNS) and its plot
 #   workflow  cmake --workflow --preset default (the README's test command)
+#   tree      the tree formulation's depth table: CPU reference and GPU (TREE_DEPTHS)
 #   ncu       per-kernel times and throughputs of one sort (NCU_N, NCU_VARIANT)
 #   outputs   stdout of every GPU program and trap, kept in the logs
 set -uo pipefail
@@ -56,15 +57,22 @@ for step in "$@"; do
       san memcheck 61trap $b/61_bitonic_merge_multipass --trap
       san synccheck 61trap $b/61_bitonic_merge_multipass --trap
       san memcheck per_element $b/bitonic_per_element_pass --quick
+      san memcheck tree_gpu $b/tree_bitonic_gpu --depth 8
+      san memcheck tree_gpu_cutoff0 $b/tree_bitonic_gpu --depth 6 --cutoff 0
       for v in workgroup fast; do
         san memcheck sort_$v $b/bitonic_sort_run --n 100003 --variant $v
         san racecheck sort_$v $b/bitonic_sort_run --n 100003 --variant $v
         san synccheck sort_$v $b/bitonic_sort_run --n 100003 --variant $v
       done ;;
     bench)
-      $b/bitonic_sort_bench --sizes "${BENCH_SIZES:-10-26}" --runs "${BENCH_RUNS:-5}" --csv "$out/bench.csv" 2>&1 | tee "$out/bench.txt"
+      $b/bitonic_sort_bench --sizes "${BENCH_SIZES:-10-26}" --runs "${BENCH_RUNS:-5}" --csv "$final/bench.csv" 2>&1 | tee "$final/bench.txt"
       [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-      python3 ch12/extras/plot_bench.py "$out/bench.csv" "$out/bench.png" ;;
+      python3 ch12/extras/plot_bench.py "$final/bench.csv" "$final/bench.png" ;;
+    tree)
+      for d in ${TREE_DEPTHS:-16 18 20 21}; do
+        $b/tree_bitonic_cpu --depth $d 2>&1 | tee -a "$final/tree.txt"
+        $b/tree_bitonic_gpu --depth $d 2>&1 | tee -a "$final/tree.txt"
+      done ;;
     ncu)
       ncu --clock-control none --csv --metrics gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,sm__warps_active.avg.pct_of_peak_sustained_active \
         $b/bitonic_sort_run --n "${NCU_N:-2^24}" --variant "${NCU_VARIANT:-fast}" >"$out/ncu.csv" 2>"$out/ncu.err"
@@ -80,6 +88,5 @@ for step in "$@"; do
   esac
 done
 note "gpu_verify: overall status $status"
-for f in bench.txt bench.csv bench.png; do [ -f "$out/$f" ] && cp "$out/$f" "$final/"; done
 tar czf "$final/logs.tgz" -C "$out" .
 exit $status
