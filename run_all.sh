@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run_all.sh -- run every program of Chapter 12 (Bitonic Sort) in book order,
+# run_all.sh -- run the programs of Chapter 12 (Bitonic Sort) in book order,
 # show what each one prints, check it against its golden output, and finish
 # with a summary table. Made for a classroom: one command, no setup.
 set -u
@@ -8,52 +8,41 @@ usage() {
   cat <<'EOF'
 Usage: ./run_all.sh [--quiet] [--traps] [--no-build] [PROGRAM...]
 
-Builds the companion when needed (the same CMake preset the tests use), then
-runs the Chapter 12 programs in order -- 58 to 63, then the per-element pass
-(extras) -- showing each program's output under a header with its book section, compares
-each with its golden file in expected_output/, and ends with a summary table.
+Configures the build if needed, then builds and runs the Chapter 12 programs
+one by one -- 58 to 63, then the extras (the chapter's claims checked, the
+per-element pass, the GLSL shader) -- each under a header with its book
+section, checks each against its golden file in expected_output/, and ends
+with a summary table. Only what it runs is built.
 
-  PROGRAM     a program number (58 ... 63), 'per_element', or a program's file
-              name; default: all
+  PROGRAM     a program number (58 ... 63), an extra's id (claims,
+              per_element, glsl) or a program's name; default: all
   --quiet     print only the summary table
-  --traps     also run each COMMON TRAP (the programs' --trap) right after its
-              program; a trap "passes" when it fails exactly as the book says
-  --no-build  use the existing build and do not (re)build
+  --traps     also run each COMMON TRAP right after its program; a trap
+              passes when it fails exactly as the book says (MISMATCH, exit 1)
+  --no-build  use the existing build: build and configure nothing
   --help      this text
 
-Without a usable GPU the CUDA programs are reported as SKIP with the reason;
-that is not a failure. The exit status is 0 when nothing FAILed, 1 otherwise,
-and 2 for a bad argument.
+Each GPU program's row says PASS, FAIL or SKIP; SKIP means no usable GPU here,
+or CUDA not configured in this build (the row says how to fix it). A program
+with the book's CPU replay (59, 61, 63) gets a second row, "(replay)", run
+with --replay on the CPU: it shows the book's own output on any machine, and
+never counts as a GPU pass. A program that this build should have made and
+did not is a FAIL. Exit status: 0 when nothing FAILed, 1 otherwise, 2 for a
+bad argument.
 
-Environment: CH12_BUILD_DIR (default: build) -- where the preset builds.
+Environment: CH12_BUILD_DIR -- the build folder to configure, build and run
+(default: build/ next to this script; a relative path is taken from the
+current folder).
 EOF
 }
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 build_dir=${CH12_BUILD_DIR:-$here/build}
+case $build_dir in /*) ;; *) build_dir=$PWD/$build_dir ;; esac
 quiet=0
 do_build=1
-wanted=()
-
-# number | executable | section | kind | what it shows
-programs=(
-  "58|58_bitonic_split_cpu_baseline|12.1|CPU|is_bitonic and one compare-exchange split"
-  "59|59_bitonic_split_kernel|12.1|GPU|the split as a kernel, one thread per pair"
-  "60|60_bitonic_merge_cpu_baseline|12.2|CPU|recursive bitonic merge"
-  "61|61_bitonic_merge_multipass|12.2|GPU|multi-pass merge in one block, pass by pass"
-  "62|62_bitonic_sort_cpu_baseline|12.3|CPU|recursive bitonic sort"
-  "63|63_bitonic_sort_iterative|12.3|GPU|iterative double loop, one launch per (k, j)"
-  "per_element|bitonic_per_element_pass|extra|GPU|one thread per element (direction bits)"
-)
-# number | trap golden, or "line:" and the MISMATCH line (a race has no golden) | what
-traps=(
-  "58|trap_adjacent_pairs|TRAP 12.1: adjacent pairs instead of (i, i+dist)"
-  "59|trap_adjacent_pairs|TRAP 12.1 on the GPU: adjacent pairs"
-  "61|trap_first_group_only|TRAP 12.2: tid < dist on every pass"
-  "62|trap_no_pair_guard|TRAP 12.3, sequential: no if (l > i)"
-  "63|line:self-check: iterative kernel result matches std::sort reference: MISMATCH|TRAP 12.3 on the GPU: no if (l > i) -- a data race"
-)
 with_traps=0
+wanted=()
 
 for arg in "$@"; do
   case "$arg" in
@@ -62,16 +51,7 @@ for arg in "$@"; do
     --no-build) do_build=0 ;;
     --traps) with_traps=1 ;;
     -*) echo "run_all.sh: unknown option '$arg'" >&2; usage >&2; exit 2 ;;
-    *)
-      found=0
-      for p in "${programs[@]}"; do
-        IFS='|' read -r num exe _ <<<"$p"
-        if [ "$arg" = "$num" ] || [ "$arg" = "$exe" ]; then found=1; fi
-      done
-      if [ $found -eq 0 ]; then
-        echo "run_all.sh: no program '$arg' (try 58 ... 63 or per_element)" >&2; usage >&2; exit 2
-      fi
-      wanted+=("$arg") ;;
+    *) wanted+=("$arg") ;;
   esac
 done
 
@@ -80,6 +60,7 @@ if [ -t 1 ]; then
 else
   bold=''; green=''; red=''; yellow=''; reset=''
 fi
+say() { [ $quiet -eq 1 ] || printf '%s\n' "$*"; }
 
 need() {  # need <command> <what to install>
   if ! command -v "$1" >/dev/null 2>&1; then
@@ -89,96 +70,137 @@ need() {  # need <command> <what to install>
 }
 need python3 "Python 3 (https://www.python.org, or your package manager's python3)"
 
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+# ---- configure (the preset's settings, in $build_dir) --------------------------
 if [ $do_build -eq 1 ]; then
   need cmake "CMake 3.25 or newer (https://cmake.org, or 'apt-get install cmake')"
   if ! command -v c++ >/dev/null 2>&1 && ! command -v g++ >/dev/null 2>&1 && ! command -v clang++ >/dev/null 2>&1; then
     echo "run_all.sh: no C++ compiler was found. Please install a C++17 compiler (e.g. 'apt-get install g++')." >&2
     exit 1
   fi
-  if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
-    echo "run_all.sh: note: no CUDA compiler (nvcc) found -- the GPU programs will be SKIPped." \
-         "Install the CUDA toolkit to build them." >&2
+  if [ ! -f "$build_dir/CMakeCache.txt" ] || [ ! -f "$build_dir/ch12_programs.tsv" ]; then
+    say "${bold}Configuring (cmake --preset default -B $build_dir)...${reset}"
+    if ! (cd "$here" && cmake --preset default -B "$build_dir") >"$log" 2>&1; then
+      cat "$log" >&2; echo "run_all.sh: configure failed" >&2; exit 1
+    fi
   fi
-  log=$(mktemp)
-  [ $quiet -eq 1 ] || echo "${bold}Building (cmake --preset default)...${reset}"
-  if [ ! -f "$build_dir/CMakeCache.txt" ]; then
-    (cd "$here" && cmake --preset default) >"$log" 2>&1 || { cat "$log" >&2; echo "run_all.sh: configure failed" >&2; rm -f "$log"; exit 1; }
-  fi
-  (cd "$here" && cmake --build --preset default) >>"$log" 2>&1 || { cat "$log" >&2; echo "run_all.sh: build failed" >&2; rm -f "$log"; exit 1; }
-  rm -f "$log"
 fi
 
-find_exe() {  # the executable for a stem, wherever the generator put it
-  local stem=$1 f
-  for f in "$build_dir/$stem" "$build_dir/Release/$stem" "$build_dir/$stem.exe" "$build_dir/Release/$stem.exe"; do
-    [ -x "$f" ] && { echo "$f"; return 0; }
+table=$build_dir/ch12_programs.tsv
+if [ ! -f "$table" ]; then
+  echo "run_all.sh: no build in $build_dir (no ch12_programs.tsv there): run without --no-build," \
+       "or point CH12_BUILD_DIR at a configured build" >&2
+  exit 1
+fi
+cuda_reason=$(awk -F'\t' '$1 == "cuda" && $2 == "OFF" { print $3 }' "$build_dir/ch12_build.tsv" 2>/dev/null)
+vulkan_reason=$(awk -F'\t' '$1 == "vulkan" && $2 == "OFF" { print $3 }' "$build_dir/ch12_build.tsv" 2>/dev/null)
+
+# ---- the table: id, name, kind, section, what, path, golden, replay, trap_of,
+# ---- expect_exit, expect_line, args (one program per line, in book order)
+ids=(); names=(); kinds=(); sections=(); whats=(); paths=(); goldens=(); replays=(); trap_ofs=(); exits=(); lines=(); argss=()
+while IFS=$'\t' read -r id name kind section what path golden replay trap_of expect_exit line args; do
+  case $id in '#'*|'') continue ;; esac
+  ids+=("$id"); names+=("$name"); kinds+=("$kind"); sections+=("$section"); whats+=("$what"); paths+=("$path")
+  goldens+=("$golden"); replays+=("$replay"); trap_ofs+=("$trap_of"); exits+=("$expect_exit"); lines+=("$line"); argss+=("$args")
+done <"$table"
+
+for w in "${wanted[@]}"; do
+  found=0
+  for i in "${!ids[@]}"; do
+    if [ "$w" = "${ids[$i]}" ] || [ "$w" = "${names[$i]}" ]; then found=1; fi
   done
-  return 1
-}
+  if [ $found -eq 0 ]; then
+    echo "run_all.sh: no program '$w' (try 58 ... 63, claims, per_element, glsl, or a program's name)" >&2
+    usage >&2
+    exit 2
+  fi
+done
 
 rows=()
 failed=0
 
-# run_one <label> <exe> <section> <kind> <what> <trap golden or ""> : runs one
-# program (or one of its traps), shows it, checks it, and adds a summary row.
+# run_one <row label> <index> <mode: run|replay> : builds (if asked), runs and
+# checks one program, and adds a summary row.
 run_one() {
-  local label=$1 exe=$2 section=$3 kind=$4 what=$5 trap=$6
-  local path out rc status reason start end secs check
-  if [ $quiet -eq 0 ]; then
-    echo
-    echo "${bold}==== $label  Section $section ($kind): $what ====${reset}"
-  fi
+  local label=$1 i=$2 mode=$3
+  local name=${names[$i]} kind=${kinds[$i]} path=${paths[$i]} status reason out rc start secs
+  local shown_kind=$kind
+  [ "$mode" = replay ] && shown_kind=CPU
+  say ""
+  say "${bold}==== $label  Section ${sections[$i]} ($shown_kind): ${whats[$i]} ====${reset}"
   start=$(date +%s.%N)
-  path=$(find_exe "$exe")
-  if [ -z "$path" ]; then
-    if [ "$kind" = GPU ]; then status=SKIP; reason="not built (no CUDA compiler)"; else status=FAIL; reason="not built"; fi
-    out="$exe: $reason"
+  if [ "$path" = "-" ]; then
+    status=SKIP
+    if [ "$kind" = VULKAN ]; then reason=$vulkan_reason; else reason=$cuda_reason; fi
+    [ -n "$reason" ] || reason="not configured in this build"
+    out="$name: $reason"
   else
-    if [ -z "$trap" ]; then
-      check=(--golden "$here/expected_output/$exe.txt" -- "$path")
-    elif [ "${trap#line:}" != "$trap" ]; then
-      check=(--expect-exit 1 --expect-line "${trap#line:}" -- "$path" --trap)
+    if [ $do_build -eq 1 ] && ! (cd "$here" && cmake --build "$build_dir" --target "$name") >"$log" 2>&1; then
+      cat "$log"
+      status=FAIL; reason="did not build (the compiler's messages are above)"; out=""
+    elif [ ! -x "$path" ]; then
+      status=FAIL; reason="not built: $path is missing (build it, or drop --no-build)"; out=""
     else
-      check=(--expect-exit 1 --golden "$here/expected_output/$exe.$trap.txt" -- "$path" --trap)
+      local check=()
+      if [ "$mode" = replay ]; then
+        check=(--golden "$here/expected_output/${replays[$i]}" --expect-exit "${exits[$i]}" -- "$path" --replay)
+      else
+        [ "${goldens[$i]}" != "-" ] && check+=(--golden "$here/expected_output/${goldens[$i]}")
+        [ "${lines[$i]}" != "-" ] && check+=("--expect-line=${lines[$i]}")
+        [ "$kind" = VULKAN ] && check+=("--mask-line-prefix=device: ")
+        check+=(--expect-exit "${exits[$i]}" -- "$path")
+        if [ "${argss[$i]}" != "-" ]; then read -r -a extra <<<"${argss[$i]}"; check+=("${extra[@]}"); fi
+      fi
+      out=$(python3 "$here/common/compare_output.py" --timeout 600 --show "${check[@]}" 2>&1)
+      rc=$?
+      case $rc in
+        0)  status=PASS; reason="" ;;
+        77) status=SKIP; reason=$(printf '%s\n' "$out" | sed -n 's/^SKIPPED: //p' | tail -n 1 | sed 's/^[^:]*: skipped: //') ;;
+        *)  status=FAIL; reason="differs from its golden or exited unexpectedly (see above)" ;;
+      esac
+      if [ "$status" = PASS ] && [ "${trap_ofs[$i]}" != "-" ]; then reason="failed as the book says (MISMATCH, exit 1)"; fi
+      if [ "$mode" = replay ] && [ "$status" = PASS ]; then reason="the book's CPU replay; no GPU used"; fi
     fi
-    out=$(python3 "$here/common/compare_output.py" --show "${check[@]}" 2>&1)
-    rc=$?
-    case $rc in
-      0)  status=PASS; reason="" ;;
-      77) status=SKIP; reason=$(printf '%s\n' "$out" | sed -n 's/^SKIPPED: //p' | tail -n 1 | sed 's/^[^:]*: skipped: //') ;;
-      *)  status=FAIL; reason="differs from golden or exited unexpectedly" ;;
-    esac
-    if [ "$status" = PASS ] && [ -n "$trap" ]; then reason="failed as the book says (MISMATCH, exit 1)"; fi
   fi
-  end=$(date +%s.%N)
-  secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')
-  [ $quiet -eq 1 ] || printf '%s\n' "$out"
+  secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+  [ -z "$out" ] || say "$out"
   [ "$status" = FAIL ] && failed=1
-  rows+=("$label|$section|$kind|$status|$reason|$secs")
+  rows+=("$label|${sections[$i]}|$shown_kind|$status|$reason|$secs")
 }
 
-for p in "${programs[@]}"; do
-  IFS='|' read -r num exe section kind what <<<"$p"
-  if [ ${#wanted[@]} -gt 0 ]; then
-    match=0
-    for w in "${wanted[@]}"; do { [ "$w" = "$num" ] || [ "$w" = "$exe" ]; } && match=1; done
-    [ $match -eq 1 ] || continue
+named() {  # named <index>: asked for by id or name on the command line
+  local i=$1 w
+  for w in "${wanted[@]}"; do
+    { [ "$w" = "${ids[$i]}" ] || [ "$w" = "${names[$i]}" ]; } && return 0
+  done
+  return 1
+}
+
+for i in "${!ids[@]}"; do
+  [ "${trap_ofs[$i]}" = "-" ] || continue
+  lesson_selected=0
+  if [ ${#wanted[@]} -eq 0 ] || named "$i"; then
+    lesson_selected=1
+    run_one "${ids[$i]}" "$i" run
+    [ "${replays[$i]}" = "-" ] || run_one "${ids[$i]} (replay)" "$i" replay
   fi
-  run_one "$num" "$exe" "$section" "$kind" "$what" ""
-  if [ $with_traps -eq 1 ]; then
-    for t in "${traps[@]}"; do
-      IFS='|' read -r tnum tgolden twhat <<<"$t"
-      [ "$tnum" = "$num" ] && run_one "$num --trap" "$exe" "$section" "$kind" "$twhat" "$tgolden"
-    done
-  fi
+  for t in "${!ids[@]}"; do  # its traps: with --traps, or when named
+    [ "${trap_ofs[$t]}" = "${ids[$i]}" ] || continue
+    if { [ $with_traps -eq 1 ] && [ $lesson_selected -eq 1 ]; } || named "$t"; then
+      run_one "${ids[$t]}" "$t" run
+      [ "${replays[$t]}" = "-" ] || run_one "${ids[$t]} (replay)" "$t" replay
+    fi
+  done
 done
 
 echo
 echo "${bold}Summary${reset}"
-printf '%-12s %-8s %-4s %-6s %8s  %s\n' "program" "section" "kind" "result" "time(s)" "note"
+printf '%-20s %-8s %-6s %-6s %8s  %s\n' "program" "section" "kind" "result" "time(s)" "note"
 for r in "${rows[@]}"; do
-  IFS='|' read -r num section kind status reason secs <<<"$r"
+  IFS='|' read -r label section kind status reason secs <<<"$r"
   case $status in PASS) c=$green ;; FAIL) c=$red ;; *) c=$yellow ;; esac
-  printf '%-12s %-8s %-4s %s%-6s%s %8s  %s\n' "$num" "$section" "$kind" "$c" "$status" "$reset" "$secs" "$reason"
+  printf '%-20s %-8s %-6s %s%-6s%s %8s  %s\n' "$label" "$section" "$kind" "$c" "$status" "$reset" "$secs" "$reason"
 done
 exit $failed

@@ -1,7 +1,8 @@
 #include <cstdio>
 #include <vector>
 #include <algorithm>
-#include <cstring>
+
+#include "../common/cli.h"  // companion: --help, and a check that stdout was written
 
 // Chapter 12.1 -- The Sequential (CPU) Baseline.
 // A single thread can check "is this bitonic" and perform one
@@ -36,45 +37,18 @@ void compare_exchange_split(std::vector<int>& a, int dist, bool ascending) {
     }
 }
 
-// [COMMON TRAP], runnable with --trap: pairing the WRONG elements. Here
-// each element 2t is paired with its neighbour 2t+1 (adjacent pairs)
-// instead of i with i + dist. The pairs never straddle the two halves, so
-// no value can move from one half to the other.
-void compare_exchange_adjacent_trap(std::vector<int>& a, int dist, bool ascending) {
-    for (int t = 0; t < dist; t++) {
-        int i = 2 * t;
-        bool should_swap = ascending ? (a[i] > a[i + 1]) : (a[i] < a[i + 1]);
-        if (should_swap) std::swap(a[i], a[i + 1]);
-    }
-}
-
 int main(int argc, char** argv) {
-    bool trap = (argc == 2 && std::strcmp(argv[1], "--trap") == 0);
-    if (argc > 1 && !trap) {
-        fprintf(stderr, "usage: %s [--trap]\n"
-                        "  --trap   run the 12.1 COMMON TRAP: compare adjacent pairs (2t, 2t+1)\n"
-                        "           instead of (i, i+dist), and watch the self-check fail\n", argv[0]);
-        return 2;
-    }
+    ch12::lesson_args(argc, argv, "Section 12.1 CPU baseline: is_bitonic and one compare-exchange split");
 
     printf("=== Section 12.1 CPU baseline: is_bitonic and one compare-exchange split ===\n\n");
-    if (trap) {
-        printf("COMMON TRAP (--trap): pairing adjacent elements (2t, 2t+1) instead of\n");
-        printf("(i, i+dist) -- the wrong pairs for a split.\n\n");
-    }
 
     std::vector<int> a = {2, 4, 6, 8, 9, 7, 5, 3};
     printf("input (up-then-down bitonic): ");
     for (int v : a) printf("%d ", v);
     printf("\nis_bitonic(input): %s\n\n", is_bitonic(a) ? "true" : "false");
 
-    if (trap) {
-        compare_exchange_adjacent_trap(a, 4, true);
-        printf("after one ascending compare-exchange of ADJACENT pairs (trap): ");
-    } else {
-        compare_exchange_split(a, 4, true);
-        printf("after one ascending compare-exchange split (distance 4): ");
-    }
+    compare_exchange_split(a, 4, true);
+    printf("after one ascending compare-exchange split (distance 4): ");
     for (int v : a) printf("%d ", v);
     printf("\n\n");
 
@@ -97,15 +71,6 @@ int main(int argc, char** argv) {
     bool ok = (a == expected) && is_bitonic(left) && is_bitonic(right) && (left_max <= right_min);
 
     printf("\nexpected after split: 2 4 5 3 9 7 6 8\n");
-    if (trap) {
-        printf("\nthe adjacent pairs (0,1) (2,3) (4,5) (6,7) never compare a left-half value\n");
-        printf("with a right-half value, so the 8 that belongs on the right and the 3 that\n");
-        printf("belongs on the left can never cross over: the halves may still look\n");
-        printf("bitonic, but the half ordering the recursion depends on is lost.\n");
-        printf("\nself-check: split preserves bitonicity and establishes half ordering: %s\n",
-               ok ? "confirmed" : "MISMATCH");
-        return ok ? 0 : 1;
-    }
     printf("\nboth halves stayed bitonic, and every left-half value is now <= every\n");
     printf("right-half value -- the one compare-exchange step made genuine progress\n");
     printf("without fully sorting anything yet.\n");

@@ -2,6 +2,8 @@
 #include <vector>
 #include <algorithm>
 
+#include "../common/cli.h"  // companion: --help, and a check that stdout was written
+
 // Chapter 12.2 -- The Sequential (CPU) Baseline.
 // A full bitonic merge repeatedly halves the compare-exchange distance
 // (n/2, n/4, ..., 1) until the whole range is sorted. This is naturally
@@ -25,10 +27,8 @@ void bitonic_merge_cpu(std::vector<int>& a, int lo, int cnt, bool ascending) {
 }
 
 int main(int argc, char** argv) {
-    if (argc > 1) {
-        fprintf(stderr, "usage: %s   (takes no options)\n", argv[0]);
-        return 2;
-    }
+    ch12::lesson_args(argc, argv, "Section 12.2 CPU baseline: the recursive bitonic merge");
+
     printf("=== Section 12.2 CPU baseline: recursive bitonic merge ===\n\n");
 
     std::vector<int> a = {2, 4, 6, 8, 9, 7, 5, 3};

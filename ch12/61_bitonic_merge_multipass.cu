@@ -1,9 +1,9 @@
 #include <cstdio>
 #include <vector>
 #include <algorithm>
-#include <cstring>
 
-#include "../common/cuda_check.h"
+#include "../common/cli.h"         // companion: --help, --replay, a check that stdout was written
+#include "../common/cuda_check.h"  // companion: CUDA error checks and the no-GPU rule
 
 // Chapter 12.2 main -- iterative, multi-pass bitonic merge on the GPU.
 // The recursive CPU version peels off one distance per call. On the GPU
@@ -21,19 +21,22 @@
 // every pass after the first, because it only touches the first group
 // and silently leaves every other group untouched.
 //
-// Companion addition: so that every "pass N" line printed below is what
-// the GPU itself left behind, the kernel also copies the array into row
-// `pass` of g_trace (cnt ints per row) after each pass. The copy sits
-// between two barriers: the book's __syncthreads() makes the pass's
-// swaps visible, and the second one keeps any thread from starting the
-// next pass (and overwriting an element) while another is still copying.
-__global__ void bitonic_merge_kernel(int* g_a, int cnt, int ascending, int* g_trace) {
+// Companion additions, marked below: so that every "pass N" line printed is
+// what the GPU itself left behind, each thread copies its element into row
+// `pass` of g_trace after the pass (between two barriers: the book's one
+// makes the pass's swaps visible, the second keeps any thread from starting
+// the next pass while another is still copying); and every thread that
+// compares a pair adds 1 to g_active[pass], so the number of active pairs
+// per pass is measured on the GPU rather than printed as a formula.
+__global__ void bitonic_merge_kernel(int* g_a, int cnt, int ascending,
+                                     int* g_trace, int* g_active) {  // companion: the last two
     int tid = threadIdx.x;
     if (tid >= cnt) return;
 
-    int pass = 0;
+    int pass = 0;  // companion
     for (int dist = cnt / 2; dist >= 1; dist /= 2) {
         if ((tid % (2 * dist)) < dist) {
+            atomicAdd(&g_active[pass], 1);  // companion: one more active pair
             int i = tid;
             int j = tid + dist;
             int lo = g_a[i];
@@ -45,58 +48,27 @@ __global__ void bitonic_merge_kernel(int* g_a, int cnt, int ascending, int* g_tr
             }
         }
         __syncthreads();
-        g_trace[pass * cnt + tid] = g_a[tid];  // snapshot of this pass
-        __syncthreads();
-        pass++;
+        g_trace[pass * cnt + tid] = g_a[tid];  // companion: snapshot of this pass
+        __syncthreads();                       // companion: copy done before the next pass
+        pass++;                                // companion
     }
 }
 
-// [COMMON TRAP], runnable with --trap: the same kernel with the simpler
-// active-thread condition tid < dist on EVERY pass. It is right for the
-// first pass only. The active pairs are still disjoint, so there is no race
-// and the result is deterministic -- just wrong. To make "never compared"
-// visible, each thread also records in g_compared whether it compared a
-// pair in each pass.
-__global__ void bitonic_merge_kernel_trap(int* g_a, int cnt, int ascending, int* g_trace,
-                                          int* g_compared) {
-    int tid = threadIdx.x;
-    if (tid >= cnt) return;
-
-    int pass = 0;
-    for (int dist = cnt / 2; dist >= 1; dist /= 2) {
-        bool active = (tid < dist);  // THE TRAP: should be (tid % (2 * dist)) < dist
-        if (active) {
-            int i = tid;
-            int j = tid + dist;
-            int lo = g_a[i];
-            int hi = g_a[j];
-            bool should_swap = ascending ? (lo > hi) : (lo < hi);
-            if (should_swap) {
-                g_a[i] = hi;
-                g_a[j] = lo;
-            }
-        }
-        g_compared[pass * cnt + tid] = active ? 1 : 0;
-        __syncthreads();
-        g_trace[pass * cnt + tid] = g_a[tid];  // snapshot of this pass
-        __syncthreads();
-        pass++;
-    }
-}
-
-// ---- CPU reference: the printed book replays the identical per-pass,
-// ---- per-thread logic on the host (every thread's action at a given
-// ---- distance depends only on values the PREVIOUS pass finished writing,
-// ---- exactly what __syncthreads() enforces between passes on real
-// ---- hardware). Here that replay is the reference each pass the GPU
-// ---- reports is checked against; it returns the array after every pass.
-std::vector<std::vector<int>> cpu_reference_passes(std::vector<int> a, bool ascending) {
+// ---- Host-side replay of the identical per-pass, per-thread logic:
+// ---- every thread's action at a given distance depends only on values
+// ---- the PREVIOUS pass finished writing, exactly what __syncthreads()
+// ---- enforces between passes on real hardware. ----
+// (Companion: the book runs this loop inside main; here it is --replay. It
+// returns the array after every pass, and counts the active pairs too.)
+std::vector<std::vector<int>> host_replay(std::vector<int> a, bool ascending, std::vector<int>& active) {
     int n = (int)a.size();
     std::vector<std::vector<int>> passes;
     for (int dist = n / 2; dist >= 1; dist /= 2) {
         std::vector<int> next_a = a;
+        int pairs = 0;
         for (int tid = 0; tid < n; tid++) {
             if ((tid % (2 * dist)) < dist) {
+                pairs++;
                 int i = tid;
                 int j = tid + dist;
                 bool should_swap = ascending ? (a[i] > a[j]) : (a[i] < a[j]);
@@ -108,25 +80,44 @@ std::vector<std::vector<int>> cpu_reference_passes(std::vector<int> a, bool asce
         }
         a = next_a;
         passes.push_back(a);
+        active.push_back(pairs);
     }
     return passes;
 }
 
+// ---- Companion: the real launch -- one block of n threads runs every pass;
+// ---- the trace rows come back as the array after each pass. ----
+std::vector<std::vector<int>> run_on_gpu(const std::vector<int>& a, bool ascending, std::vector<int>& active) {
+    int n = (int)a.size();
+    int num_passes = 0;
+    for (int dist = n / 2; dist >= 1; dist /= 2) num_passes++;
+    int *d_a = nullptr, *d_trace = nullptr, *d_active = nullptr;
+    CUDA_CHECK(cudaMalloc(&d_a, n * sizeof(int)));
+    CUDA_CHECK(cudaMalloc(&d_trace, num_passes * n * sizeof(int)));
+    CUDA_CHECK(cudaMalloc(&d_active, num_passes * sizeof(int)));
+    CUDA_CHECK(cudaMemcpy(d_a, a.data(), n * sizeof(int), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(d_active, 0, num_passes * sizeof(int)));
+    bitonic_merge_kernel<<<1, n>>>(d_a, n, ascending ? 1 : 0, d_trace, d_active);
+    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<int> trace(num_passes * n);
+    active.resize(num_passes);
+    CUDA_CHECK(cudaMemcpy(trace.data(), d_trace, trace.size() * sizeof(int), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(active.data(), d_active, num_passes * sizeof(int), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaFree(d_active));
+    CUDA_CHECK(cudaFree(d_trace));
+    CUDA_CHECK(cudaFree(d_a));
+    std::vector<std::vector<int>> passes;
+    for (int p = 0; p < num_passes; p++) passes.emplace_back(trace.begin() + p * n, trace.begin() + (p + 1) * n);
+    return passes;
+}
+
 int main(int argc, char** argv) {
-    bool trap = (argc == 2 && std::strcmp(argv[1], "--trap") == 0);
-    if (argc > 1 && !trap) {
-        fprintf(stderr, "usage: %s [--trap]\n"
-                        "  --trap   run the 12.2 COMMON TRAP on the GPU: the active-thread test\n"
-                        "           tid < dist on every pass instead of (tid %% (2*dist)) < dist\n", argv[0]);
-        return 2;
-    }
-    ch12::require_cuda_device("61_bitonic_merge_multipass");
+    bool replay = ch12::lesson_args(argc, argv, "Section 12.2 main: the multi-pass bitonic merge as one CUDA block", true);
+    if (replay) printf("[--replay: the book's CPU replay -- a host loop plays the kernel's threads; no GPU was used]\n");
+    else ch12::require_cuda_device(ch12::program_name(argv[0]), ch12::kReplayHint);
 
     printf("=== Section 12.2 main: iterative multi-pass bitonic merge kernel ===\n\n");
-    if (trap) {
-        printf("COMMON TRAP (--trap): every pass activates threads with tid < dist instead\n");
-        printf("of the group-aware (tid %% (2*dist)) < dist.\n\n");
-    }
 
     std::vector<int> a = {2, 4, 6, 8, 9, 7, 5, 3};
     int n = (int)a.size();
@@ -136,80 +127,32 @@ int main(int argc, char** argv) {
     for (int v : a) printf("%d ", v);
     printf("\n\n");
 
-    int num_passes = 0;
-    for (int dist = n / 2; dist >= 1; dist /= 2) num_passes++;
-
-    // On the GPU: one block of n threads runs every pass; the trace buffer
-    // holds the array as the GPU left it after each pass.
-    int* d_a = nullptr;
-    int* d_trace = nullptr;
-    int* d_compared = nullptr;
-    CUDA_CHECK(cudaMalloc(&d_a, n * sizeof(int)));
-    CUDA_CHECK(cudaMalloc(&d_trace, num_passes * n * sizeof(int)));
-    CUDA_CHECK(cudaMalloc(&d_compared, num_passes * n * sizeof(int)));
-    CUDA_CHECK(cudaMemcpy(d_a, a.data(), n * sizeof(int), cudaMemcpyHostToDevice));
-    if (trap) {
-        bitonic_merge_kernel_trap<<<1, n>>>(d_a, n, ascending ? 1 : 0, d_trace, d_compared);
-    } else {
-        bitonic_merge_kernel<<<1, n>>>(d_a, n, ascending ? 1 : 0, d_trace);
-    }
-    CUDA_CHECK_LAUNCH();
-    CUDA_CHECK(cudaDeviceSynchronize());
-    std::vector<int> trace(num_passes * n);
-    std::vector<int> compared(num_passes * n);
-    CUDA_CHECK(cudaMemcpy(trace.data(), d_trace, trace.size() * sizeof(int), cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(compared.data(), d_compared, compared.size() * sizeof(int), cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(a.data(), d_a, n * sizeof(int), cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaFree(d_compared));
-    CUDA_CHECK(cudaFree(d_trace));
-    CUDA_CHECK(cudaFree(d_a));
-
-    std::vector<std::vector<int>> reference = cpu_reference_passes({2, 4, 6, 8, 9, 7, 5, 3}, ascending);
-    bool passes_match = true;
+    std::vector<int> active;  // companion: pairs compared in each pass, counted as they ran
+    std::vector<std::vector<int>> passes = replay ? host_replay(a, ascending, active)
+                                                  : run_on_gpu(a, ascending, active);
     int pass_num = 0;
     for (int dist = n / 2; dist >= 1; dist /= 2) {
-        std::vector<int> gpu_pass(trace.begin() + pass_num * n, trace.begin() + (pass_num + 1) * n);
-        if (gpu_pass != reference[pass_num]) passes_match = false;
+        a = passes[pass_num];
         pass_num++;
         printf("pass %d (dist=%d): ", pass_num, dist);
-        for (int v : gpu_pass) printf("%d ", v);
-        if (trap) {
-            printf("  <- threads that compared:");
-            for (int tid = 0; tid < n; tid++)
-                if (compared[(pass_num - 1) * n + tid]) printf(" %d", tid);
-        }
+        for (int v : a) printf("%d ", v);
         printf("\n");
     }
     printf("\n");
 
-    if (trap) {
-        // Pass 2 is dist = 2: the groups are {0,1,2,3} and {4,5,6,7}.
-        bool group2_compared = false;
-        for (int tid = 4; tid < 8; tid++) group2_compared |= (compared[1 * n + tid] != 0);
-        printf("at dist=2 the GPU's threads 4..7 compared %s: group {4,5,6,7} was %s\n",
-               group2_compared ? "a pair" : "nothing", group2_compared ? "compared" : "never compared");
-        bool unchanged = std::equal(trace.begin() + 4, trace.begin() + 8, trace.begin() + n + 4);
-        printf("positions 4..7 after pass 1: %d %d %d %d, after pass 2: %d %d %d %d%s\n",
-               trace[4], trace[5], trace[6], trace[7],
-               trace[n + 4], trace[n + 5], trace[n + 6], trace[n + 7],
-               unchanged ? " (unchanged)" : "");
-        printf("the group-aware condition leaves them as %d %d %d %d after pass 2\n\n",
-               reference[1][4], reference[1][5], reference[1][6], reference[1][7]);
-    }
-
     std::vector<int> expected = {2, 3, 4, 5, 6, 7, 8, 9};
     bool sorted = std::is_sorted(a.begin(), a.end());
-    bool ok = sorted && (a == expected) && passes_match;
+    bool same_every_pass = std::count(active.begin(), active.end(), active[0]) == (long)active.size();
+    bool ok = sorted && (a == expected) && same_every_pass && (active[0] == n / 2);
 
     printf("expected: 2 3 4 5 6 7 8 9\n\n");
-    if (trap) {
-        printf("tid < dist is only the first pass's condition: from dist=2 on it activates\n");
-        printf("the first group alone, and every later group is silently left out.\n");
-        printf("\nself-check: iterative kernel matches recursive CPU baseline: %s\n",
-               ok ? "confirmed" : "MISMATCH");
-        return ok ? 0 : 1;
+    if (same_every_pass) {
+        printf("exactly n/2 = %d independent pairs are active at every single pass,\n", active[0]);
+    } else {
+        printf("the number of active pairs changed from pass to pass:");
+        for (int c : active) printf(" %d", c);
+        printf(" -- BUG\n");
     }
-    printf("exactly n/2 = %d independent pairs are active at every single pass,\n", n / 2);
     printf("regardless of dist -- the group-based condition (tid %% (2*dist)) < dist\n");
     printf("is what keeps every group correctly paired as dist shrinks, matching the\n");
     printf("recursive CPU baseline's own pass-by-pass results exactly.\n");

@@ -1,9 +1,9 @@
 #include <cstdio>
 #include <vector>
 #include <algorithm>
-#include <cstring>
 
-#include "../common/cuda_check.h"
+#include "../common/cli.h"         // companion: --help, --replay, a check that stdout was written
+#include "../common/cuda_check.h"  // companion: CUDA error checks and the no-GPU rule
 
 // Chapter 12.3 main -- the classic ITERATIVE, production-form bitonic
 // sort. Instead of the recursive "sort left ascending, sort right
@@ -38,52 +38,59 @@ __global__ void bitonic_sort_kernel(int* g_a, int n, int k, int j) {
     }
 }
 
-// [COMMON TRAP], runnable with --trap: the same kernel WITHOUT the guard
-// if (l > i). On the CPU (see 62 --trap) the pair is then processed twice,
-// one visit after the other. On a GPU it is worse: threads i and l = i ^ j
-// run AT THE SAME TIME, both reading and both possibly writing the same two
-// words of g_a. That is a data race, and the CUDA programming model does not
-// say which loads see which stores -- the outcome may differ between GPUs,
-// compilers, launch shapes, or runs. The program prints whatever this GPU
-// produced and never pretends that outcome is fixed.
-__global__ void bitonic_sort_kernel_no_guard_trap(int* g_a, int n, int k, int j) {
-    int i = threadIdx.x;
-    if (i >= n) return;
-    int l = i ^ j;
-    // THE TRAP: the book's `if (l > i)` is missing here
-    bool ascending = ((i & k) == 0);
-    int a_i = g_a[i];
-    int a_l = g_a[l];
-    bool should_swap = ascending ? (a_i > a_l) : (a_i < a_l);
-    if (should_swap) {
-        g_a[i] = a_l;
-        g_a[l] = a_i;
+// ---- Host-side replay of the identical double-loop logic: one kernel
+// ---- launch per (k, j) pair on real hardware, with a full grid
+// ---- synchronization between launches (the CPU loop's own sequencing
+// ---- plays the same role here). ----
+// (Companion: the book runs this loop inside main; here it is --replay.)
+int host_replay(std::vector<int>& a) {
+    int n = (int)a.size();
+    int pass_count = 0;
+    for (int k = 2; k <= n; k *= 2) {
+        for (int j = k / 2; j > 0; j /= 2) {
+            for (int i = 0; i < n; i++) {
+                int l = i ^ j;
+                if (l > i) {
+                    bool ascending = ((i & k) == 0);
+                    bool should_swap = ascending ? (a[i] > a[l]) : (a[i] < a[l]);
+                    if (should_swap) std::swap(a[i], a[l]);
+                }
+            }
+            pass_count++;
+        }
     }
+    return pass_count;
 }
 
-// The host drives the double loop: one kernel launch per (k, j) pair.
-// Launches issued into the same stream run one after another, so each
-// launch boundary is the full grid synchronization the next pass needs.
-// (The printed book replays the loop on the host instead; here the GPU
-// does every pass, and std::sort is the independent reference.)
+// ---- Companion: the real launches -- one launch of n threads per (k, j)
+// ---- pair. Launches in one stream run one after another, so each launch
+// ---- boundary is the full synchronization the next pass needs. Returns the
+// ---- number of launches. ----
+int run_on_gpu(std::vector<int>& a) {
+    int n = (int)a.size();
+    int* d_a = nullptr;
+    CUDA_CHECK(cudaMalloc(&d_a, n * sizeof(int)));
+    CUDA_CHECK(cudaMemcpy(d_a, a.data(), n * sizeof(int), cudaMemcpyHostToDevice));
+    int pass_count = 0;
+    for (int k = 2; k <= n; k *= 2) {
+        for (int j = k / 2; j > 0; j /= 2) {
+            bitonic_sort_kernel<<<1, n>>>(d_a, n, k, j);
+            CUDA_CHECK_LAUNCH();
+            pass_count++;
+        }
+    }
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(a.data(), d_a, n * sizeof(int), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaFree(d_a));
+    return pass_count;
+}
 
 int main(int argc, char** argv) {
-    bool trap = (argc == 2 && std::strcmp(argv[1], "--trap") == 0);
-    if (argc > 1 && !trap) {
-        fprintf(stderr, "usage: %s [--trap]\n"
-                        "  --trap   run the 12.3 COMMON TRAP on the GPU: the kernel without its\n"
-                        "           pair guard if (l > i) -- a data race, whose outcome is not fixed\n", argv[0]);
-        return 2;
-    }
-    ch12::require_cuda_device("63_bitonic_sort_iterative");
+    bool replay = ch12::lesson_args(argc, argv, "Section 12.3 main: the iterative double loop, one kernel launch per (k, j)", true);
+    if (replay) printf("[--replay: the book's CPU replay -- a host loop plays the kernel's threads; no GPU was used]\n");
+    else ch12::require_cuda_device(ch12::program_name(argv[0]), ch12::kReplayHint);
 
     printf("=== Section 12.3 main: iterative double-loop bitonic sort kernel ===\n\n");
-    if (trap) {
-        printf("COMMON TRAP (--trap): the kernel WITHOUT the pair guard if (l > i).\n");
-        printf("Threads i and i^j now both read and write the same two elements in the\n");
-        printf("same launch: a DATA RACE. CUDA does not define its outcome; what follows\n");
-        printf("is what this GPU happened to produce on this run.\n\n");
-    }
 
     int n = 16;
     std::vector<int> a(n);
@@ -93,28 +100,9 @@ int main(int argc, char** argv) {
     for (int v : a) printf("%d ", v);
     printf("\n\n");
 
-    int* d_a = nullptr;
-    CUDA_CHECK(cudaMalloc(&d_a, n * sizeof(int)));
-    CUDA_CHECK(cudaMemcpy(d_a, a.data(), n * sizeof(int), cudaMemcpyHostToDevice));
+    int pass_count = replay ? host_replay(a) : run_on_gpu(a);
 
-    int pass_count = 0;  // counts kernel launches
-    for (int k = 2; k <= n; k *= 2) {
-        for (int j = k / 2; j > 0; j /= 2) {
-            if (trap) {
-                bitonic_sort_kernel_no_guard_trap<<<1, n>>>(d_a, n, k, j);
-            } else {
-                bitonic_sort_kernel<<<1, n>>>(d_a, n, k, j);
-            }
-            CUDA_CHECK_LAUNCH();
-            pass_count++;
-        }
-    }
-    CUDA_CHECK(cudaDeviceSynchronize());
-    CUDA_CHECK(cudaMemcpy(a.data(), d_a, n * sizeof(int), cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaFree(d_a));
-
-    if (trap) printf("after the racy kernel, as this GPU left it (%d passes total): \n  ", pass_count);
-    else printf("after iterative bitonic sort (%d passes total): \n  ", pass_count);
+    printf("after iterative bitonic sort (%d passes total): \n  ", pass_count);
     for (int v : a) printf("%d ", v);
     printf("\n\n");
 
@@ -130,18 +118,6 @@ int main(int argc, char** argv) {
     bool sorted = std::is_sorted(a.begin(), a.end());
     bool ok = sorted && (a == reference);
 
-    if (trap) {
-        std::vector<int> kept = a;
-        std::sort(kept.begin(), kept.end());
-        printf("is the result sorted: %s; are the input's 16 keys all still there: %s\n",
-               sorted ? "yes" : "no", (kept == reference) ? "yes" : "no -- keys were lost or duplicated");
-        printf("\nthis outcome is not a property of the algorithm: with both threads of a pair\n");
-        printf("writing, the order of their loads and stores decides it, and CUDA leaves that\n");
-        printf("order open. Only the guard if (l > i) -- one writer per pair -- makes it fixed.\n");
-        printf("\nself-check: iterative kernel result matches std::sort reference: %s\n",
-               ok ? "confirmed" : "MISMATCH");
-        return ok ? 0 : 1;
-    }
     printf("total passes = sum over stages k=2,4,8,16 of log2(k) passes each\n");
     printf("             = 1 + 2 + 3 + 4 = 10, confirmed: %s\n",
            (pass_count == 10) ? "yes" : "NO -- BUG");

@@ -1,49 +1,105 @@
 #!/usr/bin/env python3
-"""Run one program and compare its stdout, byte for byte, with a golden file.
+"""Run one program and check what it did: its stdout against a golden file,
+byte for byte, and/or its exit status, lines, stderr.
 
-    compare_output.py --golden expected_output/58_bitonic_split_cpu_baseline.txt \
-        -- build/ch12/58_bitonic_split_cpu_baseline [args...]
+    compare_output.py --golden expected_output/58_bitonic_split_cpu_baseline.txt \\
+        -- build/58_bitonic_split_cpu_baseline [args...]
 
 Exit status (what CTest sees):
-    0   the program exited as expected and its stdout equals the golden
+    0   the program exited as expected and printed what was expected
     1   FAIL: a stdout difference (a unified diff is printed, with trailing
         spaces shown as '·', line ends as '$' and a missing final newline
         spelled out), an unexpected exit status, a death by signal, a timeout,
-        or a missing "--expect-line"
+        or a missing line
     2   ERROR: bad arguments, a missing or unreadable golden, a program that
-        cannot be started -- never reported as a pass
-    77  SKIPPED: the program itself exited 77 ("no usable GPU here"), which the
-        golden tests register with CTest as SKIP_RETURN_CODE
+        cannot be started, an --update that is refused -- never a pass
+    77  SKIPPED: the program itself exited 77 ("cannot run here": no usable
+        GPU, no Vulkan device, too little memory), which the tests register
+        with CTest as SKIP_RETURN_CODE
 
-The program's stdout is read as bytes; CRLF line ends (a Windows build) are
-read as LF, in the program's output and in the golden alike.
+The program runs in a process group of its own; on a timeout the whole group
+is killed, so a program that started children (run_all.sh does) leaves none
+behind. CRLF line ends are read as LF, in the output and in the golden alike.
 
---update rewrites the golden with the program's stdout, but only when the
-program exited 0. It is for programs whose goldens are ours (the extras); the
-book's six goldens are the book's sample output and never need it.
+--update writes the golden from the program's stdout, only after the expected
+exit status (--expect-exit, default 0), and never over one of the book's goldens: a golden named after a numbered
+lesson listing of ch12/ (NN_name.txt, or its replay NN_name.replay.txt) holds
+the book's sample output, which no tool may change.
 
-Options for the trap runs and the no-GPU check:
-    --expect-exit N      the exit status that counts as success (default 0);
-                         with N = 77, exit 77 is a pass, not a skip
-    --expect-line TEXT   stdout must contain this exact line (repeatable)
-    --expect-empty-stdout  stdout must be empty (the no-GPU rule)
-    --expect-stderr-lines N  stderr must hold exactly N lines
-    --show               print the program's output first (run_all.sh uses it)
+Checks:
+    --golden FILE              stdout must equal FILE
+    --expect-exit N            the exit status that counts as success (default
+                               0); with N = 77, exit 77 is a pass, not a skip
+    --expect-line TEXT         stdout must contain this exact line (repeatable)
+    --expect-line-prefix TEXT  stdout must contain a line starting with TEXT
+    --expect-empty-stdout      stdout must be empty
+    --expect-stderr-lines N    stderr must hold exactly N lines
+    --expect-stderr-contains TEXT  stderr must contain TEXT (repeatable)
+    --mask-line-prefix TEXT    before comparing, a line starting with TEXT is
+                               cut after TEXT and '*' put in its place (in the
+                               golden too): for lines that name the device
+Running:
+    --stdout-to FILE           send the program's stdout to FILE (not checked;
+                               e.g. /dev/full to check write errors)
+    --env NAME=VALUE           set a variable for the program (repeatable)
+    --limit-memory BYTES       cap the program's address space (RLIMIT_AS)
+    --timeout SECONDS          default 60
+    --show                     print the program's output before the verdict
 """
 
 import argparse
 import difflib
+import glob
+import math
 import os
+import re
 import signal
 import subprocess
 import sys
+import tempfile
 
 SKIP = 77
 PASS, FAIL, ERROR = 0, 1, 2
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+
+
+def book_golden_names(repo=REPO):
+    """The golden file names that hold the book's sample output: one per
+    numbered lesson listing in ch12/ (and its --replay variant, the book's
+    output under one label line)."""
+    names = set()
+    for path in glob.glob(os.path.join(repo, "ch12", "[0-9][0-9]_*.c*")):
+        stem, ext = os.path.splitext(os.path.basename(path))
+        if ext in (".cpp", ".cu"):
+            names.add(stem + ".txt")
+            names.add(stem + ".replay.txt")
+    return names
+
+
+def is_book_golden(path, repo=REPO):
+    """True when `path` is (or links to) one of the book's goldens."""
+    real = os.path.realpath(path)
+    golden_dir = os.path.realpath(os.path.join(repo, "expected_output"))
+    return os.path.dirname(real) == golden_dir and os.path.basename(real) in book_golden_names(repo)
+
 
 def normalise(data: bytes) -> bytes:
     return data.replace(b"\r\n", b"\n")
+
+
+def mask(data: bytes, prefixes) -> bytes:
+    if not prefixes:
+        return data
+    out = []
+    for line in data.split(b"\n"):
+        for p in prefixes:
+            if line.startswith(p.encode()):
+                line = p.encode() + b"*"
+                break
+        out.append(line)
+    return b"\n".join(out)
 
 
 def visible_lines(data: bytes):
@@ -77,18 +133,82 @@ def tail(data: bytes, lines: int = 20) -> str:
     return "\n".join("    " + l for l in text.splitlines()[-lines:])
 
 
+def positive_seconds(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("wants a number of seconds, not %r" % text)
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError("wants a positive number of seconds, not %r" % text)
+    return value
+
+
+def whole_number(text):
+    if not re.fullmatch(r"[0-9]+", text or ""):
+        raise argparse.ArgumentTypeError("wants a whole number, not %r" % text)
+    return int(text)
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):  # bad arguments are ERROR (2), with the usage
+        self.print_usage(sys.stderr)
+        print("compare_output: ERROR: %s" % message, file=sys.stderr)
+        sys.exit(ERROR)
+
+
+def run(command, env, timeout, stdout_path, limit_memory):
+    """Runs the command in its own process group; returns (rc, stdout, stderr,
+    timed_out). On a timeout every process of the group is killed."""
+    out_file = None
+    if stdout_path is not None:
+        out_file = open(stdout_path, "wb")
+
+    def child_setup():
+        if limit_memory:
+            import resource
+            resource.setrlimit(resource.RLIMIT_AS, (limit_memory, limit_memory))
+
+    proc = subprocess.Popen(command, stdin=subprocess.DEVNULL,
+                            stdout=out_file if out_file else subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env, start_new_session=True,
+                            preexec_fn=child_setup if limit_memory else None)
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+        timed_out = False
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        stdout, stderr = proc.communicate()
+    finally:
+        if out_file:
+            out_file.close()
+    # Nothing the program started may outlive it.
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    return proc.returncode, stdout or b"", stderr or b"", timed_out
+
+
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(
-        description="Run a program and compare its stdout with a golden file.",
-        usage="%(prog)s [options] -- PROGRAM [ARGS...]")
+    parser = Parser(description="Run a program and check its output.",
+                    usage="%(prog)s [options] -- PROGRAM [ARGS...]")
     parser.add_argument("--golden", help="the expected stdout, byte for byte")
-    parser.add_argument("--timeout", type=float, default=60.0, help="seconds (default 60)")
+    parser.add_argument("--timeout", type=positive_seconds, default=60.0, help="seconds (default 60)")
     parser.add_argument("--update", action="store_true",
-                        help="rewrite the golden from the program's stdout (only if it exited 0)")
-    parser.add_argument("--expect-exit", type=int, default=0, metavar="N")
+                        help="write the golden from the program's stdout (only after the expected exit; never a book golden)")
+    parser.add_argument("--expect-exit", type=whole_number, default=0, metavar="N")
     parser.add_argument("--expect-line", action="append", default=[], metavar="TEXT")
+    parser.add_argument("--expect-line-prefix", action="append", default=[], metavar="TEXT")
     parser.add_argument("--expect-empty-stdout", action="store_true")
-    parser.add_argument("--expect-stderr-lines", type=int, metavar="N")
+    parser.add_argument("--expect-stderr-lines", type=whole_number, metavar="N")
+    parser.add_argument("--expect-stderr-contains", action="append", default=[], metavar="TEXT")
+    parser.add_argument("--mask-line-prefix", action="append", default=[], metavar="TEXT")
+    parser.add_argument("--stdout-to", metavar="FILE")
+    parser.add_argument("--limit-memory", type=whole_number, metavar="BYTES")
     parser.add_argument("--show", action="store_true",
                         help="print the program's stdout (and stderr) before the verdict")
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
@@ -98,16 +218,28 @@ def main(argv=None) -> int:
 
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
-        parser.print_usage(sys.stderr)
-        print("compare_output: ERROR: no program to run", file=sys.stderr)
-        return ERROR
-    if args.update and not args.golden:
-        print("compare_output: ERROR: --update needs --golden", file=sys.stderr)
-        return ERROR
-    if not (args.golden or args.expect_line or args.expect_empty_stdout):
-        print("compare_output: ERROR: nothing to check (give --golden, --expect-line "
-              "or --expect-empty-stdout)", file=sys.stderr)
-        return ERROR
+        parser.error("no program to run")
+    if args.update:
+        if not args.golden:
+            parser.error("--update needs --golden")
+        if is_book_golden(args.golden):
+            print("compare_output: ERROR: refusing to --update %s: it is one of the book's goldens "
+                  "(the book's sample output for a numbered listing), which no tool may change"
+                  % args.golden, file=sys.stderr)
+            return ERROR
+        folder = os.path.dirname(os.path.abspath(args.golden))
+        if not os.path.isdir(folder):
+            print("compare_output: ERROR: cannot --update %s: the folder %s does not exist"
+                  % (args.golden, folder), file=sys.stderr)
+            return ERROR
+    checks = (args.golden or args.expect_line or args.expect_line_prefix or args.expect_empty_stdout
+              or args.expect_stderr_contains or args.expect_stderr_lines is not None
+              or args.stdout_to is not None)
+    if not checks:
+        parser.error("nothing to check (give --golden, --expect-line, --expect-empty-stdout, ...)")
+    if args.stdout_to is not None and (args.golden or args.expect_line or args.expect_line_prefix
+                                        or args.expect_empty_stdout):
+        parser.error("--stdout-to sends stdout elsewhere: it cannot also be checked")
 
     golden = None
     if args.golden and not args.update:
@@ -123,70 +255,76 @@ def main(argv=None) -> int:
     for item in args.env:
         name, sep, value = item.partition("=")
         if not sep or not name:
-            print("compare_output: ERROR: --env wants NAME=VALUE, got %r" % item, file=sys.stderr)
-            return ERROR
+            parser.error("--env wants NAME=VALUE, got %r" % item)
         env[name] = value
 
     name = os.path.basename(command[0])
     try:
-        proc = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, timeout=args.timeout, env=env)
-    except subprocess.TimeoutExpired as e:
-        print("FAIL: %s ran past the %g s timeout and was stopped" % (name, args.timeout))
-        print("  stdout so far:\n" + tail(e.stdout or b""))
-        return FAIL
+        rc, stdout, stderr, timed_out = run(command, env, args.timeout, args.stdout_to, args.limit_memory)
     except OSError as e:
-        print("compare_output: ERROR: cannot run %s: %s" % (command[0], e.strerror),
-              file=sys.stderr)
+        print("compare_output: ERROR: cannot run %s: %s" % (command[0], e.strerror), file=sys.stderr)
         return ERROR
+    stdout = normalise(stdout)
 
-    stdout = normalise(proc.stdout)
-    rc = proc.returncode
     if args.show:
         sys.stdout.write(stdout.decode("utf-8", errors="backslashreplace"))
         if rc != SKIP:  # a skip's reason is printed once, on the SKIPPED line
-            sys.stdout.write(proc.stderr.decode("utf-8", errors="backslashreplace"))
+            sys.stdout.write(stderr.decode("utf-8", errors="backslashreplace"))
         sys.stdout.flush()
 
+    if timed_out:
+        print("FAIL: %s ran past the %g s timeout; it and everything it started were stopped"
+              % (name, args.timeout))
+        print("  stdout so far:\n" + tail(stdout))
+        return FAIL
+
     if rc == SKIP and args.expect_exit != SKIP:
-        reason = proc.stderr.decode("utf-8", errors="backslashreplace").strip() or "exit 77"
+        reason = stderr.decode("utf-8", errors="backslashreplace").strip() or "exit 77"
         print("SKIPPED: %s" % reason)
         return SKIP
 
     if rc != args.expect_exit:
         print("FAIL: %s %s (expected status %d)" % (name, describe_exit(rc), args.expect_exit))
-        print("  stderr:\n" + tail(proc.stderr))
+        print("  stderr:\n" + tail(stderr))
         print("  stdout (last lines):\n" + tail(stdout))
         return FAIL
 
     if args.update:
-        if rc != 0:
-            print("compare_output: ERROR: --update refuses to write a golden from a run that "
-                  "%s" % describe_exit(rc), file=sys.stderr)
-            return ERROR
-        with open(args.golden, "wb") as f:
+        folder = os.path.dirname(os.path.abspath(args.golden))
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".golden.")
+        with os.fdopen(fd, "wb") as f:
             f.write(stdout)
+        os.replace(tmp, args.golden)
         print("UPDATED: %s (%d bytes)" % (args.golden, len(stdout)))
         return PASS
 
     failures = []
-    if golden is not None and stdout != golden:
-        diff = difflib.unified_diff(visible_lines(golden), visible_lines(stdout),
-                                    fromfile="expected: %s" % args.golden,
-                                    tofile="actual: stdout of %s" % name)
-        failures.append("stdout differs from the golden "
-                        "('·' = trailing space, '$' = end of line):\n" + "".join(diff))
+    if golden is not None:
+        got, want = mask(stdout, args.mask_line_prefix), mask(golden, args.mask_line_prefix)
+        if got != want:
+            diff = difflib.unified_diff(visible_lines(want), visible_lines(got),
+                                        fromfile="expected: %s" % args.golden,
+                                        tofile="actual: stdout of %s" % name)
+            failures.append("stdout differs from the golden "
+                            "('·' = trailing space, '$' = end of line):\n" + "".join(diff))
     lines = stdout.decode("utf-8", errors="backslashreplace").splitlines()
     for want in args.expect_line:
         if want not in lines:
             failures.append("stdout has no line %r" % want)
+    for want in args.expect_line_prefix:
+        if not any(l.startswith(want) for l in lines):
+            failures.append("stdout has no line starting with %r" % want)
     if args.expect_empty_stdout and stdout:
         failures.append("stdout should be empty but holds %d bytes:\n%s" % (len(stdout), tail(stdout)))
+    err_text = stderr.decode("utf-8", errors="backslashreplace")
     if args.expect_stderr_lines is not None:
-        err_lines = proc.stderr.decode("utf-8", errors="backslashreplace").splitlines()
+        err_lines = err_text.splitlines()
         if len(err_lines) != args.expect_stderr_lines:
             failures.append("stderr should hold %d line(s) but holds %d:\n%s"
-                            % (args.expect_stderr_lines, len(err_lines), tail(proc.stderr)))
+                            % (args.expect_stderr_lines, len(err_lines), tail(stderr)))
+    for want in args.expect_stderr_contains:
+        if want not in err_text:
+            failures.append("stderr does not contain %r:\n%s" % (want, tail(stderr)))
 
     if failures:
         for f in failures:

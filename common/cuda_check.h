@@ -1,6 +1,5 @@
-// common/cuda_check.h -- the two small pieces every CUDA program of the
-// Chapter 12 companion shares, so that each lesson file can stay about the
-// lesson:
+// common/cuda_check.h -- the small pieces every CUDA program of the Chapter 12
+// companion shares, so that each lesson file can stay about the lesson:
 //
 //   CUDA_CHECK(call)         wraps every CUDA runtime call. On failure it
 //                            prints the call, file:line and CUDA's own error
@@ -8,15 +7,15 @@
 //   CUDA_CHECK_LAUNCH()      goes right after every <<<...>>> launch: a bad
 //                            launch configuration is only reported by
 //                            cudaGetLastError(), never by the launch itself.
-//   require_cuda_device(p)   the "no GPU is no failure" rule. Call it first,
-//                            before anything is printed: with no usable GPU
-//                            (no driver, no device, CUDA_VISIBLE_DEVICES="")
-//                            it prints one line on stderr naming program p and
-//                            CUDA's reason, nothing on stdout, and exits 77 --
-//                            the code CTest reports as "Skipped".
+//   require_cuda_device(p)   the "no GPU is no failure" rule. Call it after the
+//                            command line is checked and before anything is
+//                            printed: with no usable GPU (no driver, no device,
+//                            CUDA_VISIBLE_DEVICES="") it prints one line on
+//                            stderr naming program p and CUDA's reason (and,
+//                            when given, what to run instead), nothing on
+//                            stdout, and exits 77 -- CTest's "Skipped".
 //
-// Header-only on purpose: the book's one-line compile command
-// (nvcc -arch=sm_80 X.cu -o X, run from ch12/) keeps working unchanged.
+// Header-only on purpose: the lessons' one-line compile commands keep working.
 #pragma once
 
 #include <cstdio>
@@ -36,9 +35,10 @@ inline void cuda_check(cudaError_t err, const char* call, const char* file, int 
     std::exit(1);
 }
 
-inline void skip_no_gpu(const char* program, const char* reason) {
+inline void skip_no_gpu(const char* program, const char* reason, const char* instead) {
     std::fflush(stdout);
-    std::fprintf(stderr, "%s: skipped: no usable CUDA GPU (%s)\n", program, reason);
+    std::fprintf(stderr, "%s: skipped: no usable CUDA GPU (%s)%s%s\n", program, reason,
+                 instead ? "; " : "", instead ? instead : "");
     std::exit(kSkipExitCode);
 }
 
@@ -50,16 +50,21 @@ inline bool is_no_gpu_error(cudaError_t err) {
            err == cudaErrorSystemDriverMismatch || err == cudaErrorCompatNotSupportedOnDevice;
 }
 
-inline void require_cuda_device(const char* program) {
+// `instead`, when given, is printed after the reason: what the user can run
+// without a GPU (the lessons: "run it with --replay ...").
+inline void require_cuda_device(const char* program, const char* instead = nullptr) {
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
-    if (err != cudaSuccess) skip_no_gpu(program, cudaGetErrorString(err));
-    if (count == 0) skip_no_gpu(program, "cudaGetDeviceCount found 0 devices");
+    if (err != cudaSuccess) skip_no_gpu(program, cudaGetErrorString(err), instead);
+    if (count == 0) skip_no_gpu(program, "cudaGetDeviceCount found 0 devices", instead);
     // A device is listed; make sure this process can really create a context on it.
     err = cudaFree(nullptr);
-    if (err != cudaSuccess && is_no_gpu_error(err)) skip_no_gpu(program, cudaGetErrorString(err));
+    if (err != cudaSuccess && is_no_gpu_error(err)) skip_no_gpu(program, cudaGetErrorString(err), instead);
     cuda_check(err, "cudaFree(nullptr) (context creation)", __FILE__, __LINE__);
 }
+
+// What the lessons with a CPU replay print after the reason.
+constexpr const char* kReplayHint = "run it with --replay for the book's CPU replay (no GPU needed)";
 
 }  // namespace ch12
 

@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
-"""Tests of compare_output.py:  python3 -m unittest discover -s common -p 'test_*.py'"""
+"""Tests of compare_output.py. Run it as a script: it fails unless at least
+MIN_TESTS tests ran.
+
+    python3 common/test_compare_output.py
+"""
 
 import contextlib
 import io
 import os
 import sys
 import tempfile
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -148,6 +153,125 @@ class CompareOutputTest(unittest.TestCase):
             "import os; print(repr(os.environ['CUDA_VISIBLE_DEVICES']).replace(\"''\", '[]'))"))
         self.assertEqual(rc, 0, out)
 
+    # ---- issue: the tools must never lose a golden or leave a process behind
+
+    def test_update_refuses_the_books_golden(self):
+        book = os.path.join(compare_output.REPO, "expected_output", "58_bitonic_split_cpu_baseline.txt")
+        with open(book, "rb") as f:
+            before = f.read()
+        rc, out, err = self.run_tool("--update", "--golden", book, *program(write_stdout(b"not the book\n")))
+        self.assertEqual(rc, 2)
+        self.assertIn("book", err)
+        self.assertNotIn("UPDATED", out)
+        with open(book, "rb") as f:
+            self.assertEqual(f.read(), before)
+
+    def test_update_refuses_a_link_to_the_books_golden(self):
+        book = os.path.join(compare_output.REPO, "expected_output", "61_bitonic_merge_multipass.replay.txt")
+        link = os.path.join(self.tmp.name, "innocent.txt")
+        os.symlink(book, link)
+        with open(book, "rb") as f:
+            before = f.read()
+        rc, _, _ = self.run_tool("--update", "--golden", link, *program(write_stdout(b"x\n")))
+        self.assertEqual(rc, 2)
+        with open(book, "rb") as f:
+            self.assertEqual(f.read(), before)
+
+    def test_every_lesson_golden_is_protected_and_ours_are_not(self):
+        names = compare_output.book_golden_names()
+        for n in ("58_bitonic_split_cpu_baseline", "59_bitonic_split_kernel", "60_bitonic_merge_cpu_baseline",
+                  "61_bitonic_merge_multipass", "62_bitonic_sort_cpu_baseline", "63_bitonic_sort_iterative"):
+            self.assertIn(n + ".txt", names)
+            self.assertIn(n + ".replay.txt", names)
+        golden_dir = os.path.join(compare_output.REPO, "expected_output")
+        self.assertFalse(compare_output.is_book_golden(os.path.join(golden_dir, "58_trap_adjacent_pairs.txt")))
+        self.assertFalse(compare_output.is_book_golden(os.path.join(golden_dir, "chapter_claims.txt")))
+
+    def test_update_into_a_missing_folder_is_an_error_not_a_traceback(self):
+        path = os.path.join(self.tmp.name, "no", "such", "folder", "g.txt")
+        rc, out, err = self.run_tool("--update", "--golden", path, *program(write_stdout(b"x\n")))
+        self.assertEqual(rc, 2)
+        self.assertIn("does not exist", err)
+        self.assertNotIn("Traceback", out + err)
+
+    def test_bad_timeouts_are_rejected(self):
+        for bad in ("-1", "0", "nan", "inf", "soon"):
+            with self.assertRaises(SystemExit) as cm, contextlib.redirect_stderr(io.StringIO()):
+                compare_output.main(["--timeout", bad, "--expect-empty-stdout", "--", sys.executable, "-c", "pass"])
+            self.assertEqual(cm.exception.code, 2, bad)
+
+    @unittest.skipIf(os.name == "nt", "POSIX process groups")
+    def test_timeout_kills_the_whole_process_group(self):
+        pid_file = os.path.join(self.tmp.name, "child.pid")
+        code = ("import subprocess, sys, time; "
+                "c = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); "
+                "open(%r, 'w').write(str(c.pid)); time.sleep(60)" % pid_file)
+        rc, out, _ = self.run_tool("--timeout", "1.5", "--expect-empty-stdout", *program(code))
+        self.assertEqual(rc, 1)
+        self.assertIn("timeout", out)
+        with open(pid_file) as f:
+            child = int(f.read())
+        deadline = time.time() + 5
+        while time.time() < deadline and process_alive(child):
+            time.sleep(0.05)
+        self.assertFalse(process_alive(child), "the grandchild outlived the timeout")
+
+    def test_stdout_to_dev_full_sees_the_exit_status(self):
+        rc, out, _ = self.run_tool("--stdout-to", os.devnull, "--expect-exit", "3", *program("import sys; sys.exit(3)"))
+        self.assertEqual(rc, 0, out)
+
+    def test_expect_stderr_contains(self):
+        code = "import sys; sys.stderr.write('prog: unknown option --bogus\\nusage: prog\\n'); sys.exit(2)"
+        rc, out, _ = self.run_tool("--expect-exit", "2", "--expect-empty-stdout",
+                                   "--expect-stderr-contains", "usage: prog",
+                                   "--expect-stderr-contains=--bogus", *program(code))
+        self.assertEqual(rc, 0, out)
+        rc, out, _ = self.run_tool("--expect-exit", "2", "--expect-stderr-contains=--other", *program(code))
+        self.assertEqual(rc, 1)
+        self.assertIn("does not contain", out)
+
+    def test_expect_line_prefix(self):
+        code = write_stdout(b"usage: prog [--replay]\n  more\n")
+        rc, out, _ = self.run_tool("--expect-line-prefix", "usage: prog", *program(code))
+        self.assertEqual(rc, 0, out)
+        rc, out, _ = self.run_tool("--expect-line-prefix", "usage: other", *program(code))
+        self.assertEqual(rc, 1)
+
+    def test_mask_line_prefix(self):
+        g = self.golden(b"device: *\nsorted: yes\n")
+        rc, out, _ = self.run_tool("--golden", g, "--mask-line-prefix", "device: ",
+                                   *program(write_stdout(b"device: llvmpipe (LLVM 15)\nsorted: yes\n")))
+        self.assertEqual(rc, 0, out)
+        rc, out, _ = self.run_tool("--golden", g, "--mask-line-prefix", "device: ",
+                                   *program(write_stdout(b"device: NVIDIA H200\nsorted: no\n")))
+        self.assertEqual(rc, 1)
+
+    @unittest.skipIf(os.name == "nt", "POSIX resource limits")
+    def test_limit_memory(self):
+        code = "x = bytearray(1 << 30); print('allocated')"
+        rc, out, _ = self.run_tool("--limit-memory", str(256 << 20), "--expect-line", "allocated", *program(code))
+        self.assertEqual(rc, 1, out)
+
+
+def process_alive(pid):
+    """True while pid runs (a zombie, killed but not yet reaped, is not alive)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+        return state not in ("Z", "X")
+    except OSError:
+        return False
+
+
+# The number of tests this file defines, at least: a run with fewer (an empty
+# discovery, a renamed class) is a failure, never a pass.
+MIN_TESTS = 27
 
 if __name__ == "__main__":
-    unittest.main()
+    suite = unittest.defaultTestLoader.loadTestsFromTestCase(CompareOutputTest)
+    result = unittest.TextTestRunner(verbosity=2).run(suite)
+    print("%d tests ran (at least %d expected)" % (result.testsRun, MIN_TESTS))
+    if result.testsRun < MIN_TESTS:
+        print("FAIL: fewer tests ran than this file defines")
+        sys.exit(1)
+    sys.exit(0 if result.wasSuccessful() else 1)

@@ -1,0 +1,310 @@
+// Chapter 12 extra -- the chapter's claims, checked in general.
+//
+// The lessons show each claim on one example (the book's input). This
+// program checks each one exhaustively for small n, using the lessons' own
+// functions (copied from 58, 60, 62 and 63 unchanged, with a hook that
+// records each comparison), and prints for each claim what was checked, how
+// many cases, and whether it held:
+//
+//   1. is_bitonic (58) returns true exactly for bitonic sequences: false on
+//      every non-bitonic input, true on every rotation of a bitonic one.
+//   2. the split lemma (12.1): one compare-exchange split at distance n/2
+//      leaves two bitonic halves, every left value <= every right value.
+//   3. the recursive merge (60) sorts every bitonic input.
+//   4. the iterative double loop (63) makes exactly the comparisons the
+//      recursion (62) makes, pass by pass.
+//   5. n = 16 takes 10 passes; in general log2(n) (log2(n) + 1) / 2.
+//
+//   chapter_claims          (takes no options but --help)
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <set>
+#include <tuple>
+#include <vector>
+
+#include "cli.h"
+
+// ---- the lessons' functions ------------------------------------------------
+
+// 58: is_bitonic, exactly as in the book.
+bool is_bitonic(std::vector<int> a) {
+    int n = (int)a.size();
+    int min_idx = 0;
+    for (int i = 1; i < n; i++) if (a[i] < a[min_idx]) min_idx = i;
+    std::vector<int> rot(n);
+    for (int i = 0; i < n; i++) rot[i] = a[(min_idx + i) % n];
+    int i = 0;
+    while (i + 1 < n && rot[i] <= rot[i + 1]) i++;
+    while (i + 1 < n && rot[i] >= rot[i + 1]) i++;
+    return i == n - 1;
+}
+
+// One comparison of the network: positions i < l, direction, and the pass
+// (k = the size of the sort being merged, j = the distance) it belongs to.
+struct Comparison {
+    int k, j, i, l;
+    bool ascending;
+    bool operator<(const Comparison& o) const {
+        return std::tie(k, j, i, l, ascending) < std::tie(o.k, o.j, o.i, o.l, o.ascending);
+    }
+    bool operator==(const Comparison& o) const {
+        return std::tie(k, j, i, l, ascending) == std::tie(o.k, o.j, o.i, o.l, o.ascending);
+    }
+};
+static std::vector<Comparison>* g_record = nullptr;  // when set, the functions below log here
+static int g_stage = 0;                              // k of the sort whose merge is running
+
+// 60 / 62: compare_exchange_split, bitonic_merge_cpu, bitonic_sort_cpu, as in
+// the book, plus the recording hook.
+void compare_exchange_split(std::vector<int>& a, int lo, int dist, bool ascending) {
+    for (int i = lo; i < lo + dist; i++) {
+        if (g_record) g_record->push_back({g_stage, dist, i, i + dist, ascending});
+        bool should_swap = ascending ? (a[i] > a[i + dist]) : (a[i] < a[i + dist]);
+        if (should_swap) std::swap(a[i], a[i + dist]);
+    }
+}
+
+void bitonic_merge_cpu(std::vector<int>& a, int lo, int cnt, bool ascending) {
+    if (cnt <= 1) return;
+    int dist = cnt / 2;
+    compare_exchange_split(a, lo, dist, ascending);
+    bitonic_merge_cpu(a, lo, dist, ascending);
+    bitonic_merge_cpu(a, lo + dist, dist, ascending);
+}
+
+void bitonic_sort_cpu(std::vector<int>& a, int lo, int cnt, bool ascending) {
+    if (cnt <= 1) return;
+    int half = cnt / 2;
+    bitonic_sort_cpu(a, lo, half, true);
+    bitonic_sort_cpu(a, lo + half, half, false);
+    g_stage = cnt;
+    bitonic_merge_cpu(a, lo, cnt, ascending);
+}
+
+// 63: the iterative double loop (the book's host replay of its kernel), with
+// the recording hook. Returns the number of passes.
+int bitonic_sort_iterative(std::vector<int>& a) {
+    int n = (int)a.size();
+    int pass_count = 0;
+    for (int k = 2; k <= n; k *= 2) {
+        for (int j = k / 2; j > 0; j /= 2) {
+            for (int i = 0; i < n; i++) {
+                int l = i ^ j;
+                if (l > i) {
+                    bool ascending = ((i & k) == 0);
+                    if (g_record) g_record->push_back({k, j, i, l, ascending});
+                    bool should_swap = ascending ? (a[i] > a[l]) : (a[i] < a[l]);
+                    if (should_swap) std::swap(a[i], a[l]);
+                }
+            }
+            pass_count++;
+        }
+    }
+    return pass_count;
+}
+
+// ---- the definitions the claims are checked against --------------------------
+
+// Bitonic by the definition: SOME rotation is non-decreasing, then non-increasing.
+bool bitonic_by_definition(const std::vector<int>& a) {
+    int n = (int)a.size();
+    for (int r = 0; r < std::max(n, 1); r++) {
+        std::vector<int> rot(n);
+        for (int i = 0; i < n; i++) rot[i] = a[(r + i) % n];
+        for (int peak = 0; peak < std::max(n, 1); peak++) {
+            bool ok = true;
+            for (int i = 0; i + 1 <= peak && ok; i++) ok = rot[i] <= rot[i + 1];
+            for (int i = peak; i + 1 < n && ok; i++) ok = rot[i] >= rot[i + 1];
+            if (ok) return true;
+        }
+    }
+    return false;
+}
+
+// Every sequence of length n over the values 0 .. v-1, in turn.
+template <typename F>
+void for_each_sequence(int n, int v, F f) {
+    std::vector<int> a(n, 0);
+    for (;;) {
+        f(a);
+        int i = n - 1;
+        while (i >= 0 && a[i] == v - 1) a[i--] = 0;
+        if (i < 0) return;
+        a[i]++;
+    }
+}
+
+// Every bitonic permutation of 1..n: the up-then-down ones (a subset before
+// the peak n, ascending, the rest after it, descending) and all their rotations.
+std::vector<std::vector<int>> bitonic_permutations(int n) {
+    std::set<std::vector<int>> all;
+    for (uint32_t subset = 0; subset < (1u << (n - 1)); subset++) {
+        std::vector<int> up, down;
+        for (int v = 1; v < n; v++) ((subset >> (v - 1)) & 1 ? up : down).push_back(v);
+        std::vector<int> a = up;
+        a.push_back(n);
+        a.insert(a.end(), down.rbegin(), down.rend());
+        for (int r = 0; r < n; r++) {
+            std::vector<int> rot(n);
+            for (int i = 0; i < n; i++) rot[i] = a[(r + i) % n];
+            all.insert(rot);
+        }
+    }
+    return std::vector<std::vector<int>>(all.begin(), all.end());
+}
+
+// Every bitonic 0-1 sequence of length n.
+std::vector<std::vector<int>> bitonic_zero_one(int n) {
+    std::vector<std::vector<int>> out;
+    for_each_sequence(n, 2, [&](const std::vector<int>& a) { if (bitonic_by_definition(a)) out.push_back(a); });
+    return out;
+}
+
+static bool all_held = true;
+static void verdict(bool held) {
+    printf("  held: %s\n\n", held ? "yes" : "NO -- the claim failed");
+    all_held = all_held && held;
+}
+
+int main(int argc, char** argv) {
+    ch12::CommandLine cl(argc, argv, "", "  checks the chapter's five claims exhaustively for small n (takes no options)\n");
+    cl.parse();
+
+    printf("=== Chapter 12: the chapter's claims, checked exhaustively for small n ===\n\n");
+
+    // ---- claim 1 ----
+    {
+        long sequences = 0, bitonic = 0, rotations = 0, wrong = 0;
+        auto check = [&](const std::vector<int>& a) {
+            sequences++;
+            bool truth = bitonic_by_definition(a);
+            if (is_bitonic(a) != truth) wrong++;
+            if (!truth) return;
+            bitonic++;
+            for (size_t r = 0; r < a.size(); r++) {
+                std::vector<int> rot(a.size());
+                for (size_t i = 0; i < a.size(); i++) rot[i] = a[(r + i) % a.size()];
+                rotations++;
+                if (!is_bitonic(rot)) wrong++;
+            }
+        };
+        for (int n = 1; n <= 8; n++) for_each_sequence(n, 4, check);
+        std::vector<int> p = {1, 2, 3, 4, 5, 6, 7, 8};
+        do check(p); while (std::next_permutation(p.begin(), p.end()));
+        printf("claim 1 (12.1): is_bitonic returns false on every non-bitonic input and\n");
+        printf("true on every rotation of a bitonic one\n");
+        printf("  checked against the definition (some rotation is non-decreasing, then\n");
+        printf("  non-increasing) on every sequence of length 1..8 over the values 0..3 and\n");
+        printf("  every permutation of 1..8: %ld sequences, %ld of them bitonic, %ld rotations\n",
+               sequences, bitonic, rotations);
+        printf("  wrong answers: %ld\n", wrong);
+        verdict(wrong == 0);
+    }
+
+    // ---- claims 2 and 3 ----
+    {
+        long cases = 0, split_failures = 0, merge_failures = 0;
+        auto check = [&](const std::vector<int>& input) {
+            int n = (int)input.size();
+            for (bool ascending : {true, false}) {
+                cases++;
+                std::vector<int> a = input;
+                compare_exchange_split(a, 0, n / 2, ascending);
+                std::vector<int> left(a.begin(), a.begin() + n / 2), right(a.begin() + n / 2, a.end());
+                int lmax = *std::max_element(left.begin(), left.end()), lmin = *std::min_element(left.begin(), left.end());
+                int rmax = *std::max_element(right.begin(), right.end()), rmin = *std::min_element(right.begin(), right.end());
+                bool ordered = ascending ? (lmax <= rmin) : (lmin >= rmax);
+                if (!(is_bitonic(left) && is_bitonic(right) && ordered)) split_failures++;
+                std::vector<int> m = input;
+                bitonic_merge_cpu(m, 0, n, ascending);
+                bool sorted = ascending ? std::is_sorted(m.begin(), m.end()) : std::is_sorted(m.rbegin(), m.rend());
+                std::vector<int> same = input;
+                std::sort(same.begin(), same.end());
+                std::vector<int> got = m;
+                std::sort(got.begin(), got.end());
+                if (!sorted || got != same) merge_failures++;
+            }
+        };
+        long zero_one = 0, perms = 0;
+        for (int n : {8, 16}) {
+            for (auto& a : bitonic_zero_one(n)) { check(a); zero_one++; }
+            for (auto& a : bitonic_permutations(n)) { check(a); perms++; }
+        }
+        printf("claim 2 (12.1, the split lemma): one compare-exchange split at distance\n");
+        printf("n/2 leaves two bitonic halves, and every value of one half is <= every\n");
+        printf("value of the other (ascending split: left <= right; descending: left >= right)\n");
+        printf("  checked on every bitonic 0-1 sequence (%ld) and every bitonic permutation\n", zero_one);
+        printf("  (%ld) of n = 8 and n = 16, both directions: %ld cases\n", perms, cases);
+        printf("  failures: %ld\n", split_failures);
+        verdict(split_failures == 0);
+
+        printf("claim 3 (12.2): the recursive merge sorts every bitonic input\n");
+        printf("  checked on the same %ld cases: sorted in the asked direction, same values\n", cases);
+        printf("  failures: %ld\n", merge_failures);
+        verdict(merge_failures == 0);
+    }
+
+    // ---- claim 4 ----
+    {
+        int sizes = 0;
+        long comparisons = 0, differences = 0, zero_one_inputs = 0, output_differences = 0;
+        for (int n = 2; n <= 1024; n *= 2) {
+            sizes++;
+            std::vector<Comparison> recursive, iterative;
+            std::vector<int> a(n, 0), b(n, 0);
+            g_record = &recursive;
+            bitonic_sort_cpu(a, 0, n, true);
+            g_record = &iterative;
+            bitonic_sort_iterative(b);
+            g_record = nullptr;
+            comparisons += (long)iterative.size();
+            std::sort(recursive.begin(), recursive.end());
+            std::sort(iterative.begin(), iterative.end());
+            if (recursive != iterative) differences++;
+        }
+        // and the two give the same array on every 0-1 input of n = 16
+        for_each_sequence(16, 2, [&](const std::vector<int>& input) {
+            std::vector<int> a = input, b = input;
+            bitonic_sort_cpu(a, 0, 16, true);
+            bitonic_sort_iterative(b);
+            zero_one_inputs++;
+            if (a != b) output_differences++;
+        });
+        printf("claim 4 (12.3): the iterative double loop makes exactly the comparisons the\n");
+        printf("recursion makes, pass by pass\n");
+        printf("  checked for n = 2, 4, ..., 1024 (%d sizes): every comparison (i, l, direction)\n", sizes);
+        printf("  of the recursive sort, filed under its pass (k = the size being merged,\n");
+        printf("  j = the distance), against those of the double loop's pass (k, j): %ld\n", comparisons);
+        printf("  comparisons; sizes where the two differ: %ld\n", differences);
+        printf("  and both sorts on every 0-1 input of n = 16 (%ld): different results: %ld\n",
+               zero_one_inputs, output_differences);
+        verdict(differences == 0 && output_differences == 0);
+    }
+
+    // ---- claim 5 ----
+    {
+        int sizes = 0, wrong = 0, passes16 = 0;
+        for (int log_n = 1; log_n <= 20; log_n++) {
+            int n = 1 << log_n;
+            int passes = 0;
+            for (int k = 2; k <= n; k *= 2)
+                for (int j = k / 2; j > 0; j /= 2) passes++;  // the double loop, without the work
+            sizes++;
+            if (passes != log_n * (log_n + 1) / 2) wrong++;
+            if (n == 16) {
+                std::vector<int> a(16);
+                for (int i = 0; i < 16; i++) a[i] = (i * 13 + 5) % 16;
+                passes16 = bitonic_sort_iterative(a);
+            }
+        }
+        printf("claim 5 (12.3): n = 16 takes 10 passes, and in general log2(n) (log2(n) + 1) / 2\n");
+        printf("  counted: n = 16 (63's input) took %d passes; the double loop's passes for\n", passes16);
+        printf("  n = 2 .. 2^20 (%d sizes) against the formula: %d differ\n", sizes, wrong);
+        verdict(passes16 == 10 && wrong == 0);
+    }
+
+    printf("self-check: every claim held on every case checked: %s\n", all_held ? "confirmed" : "MISMATCH");
+    return all_held ? 0 : 1;
+}

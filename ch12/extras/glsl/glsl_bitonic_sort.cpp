@@ -1,0 +1,572 @@
+// Chapter 12 extra -- the workgroup bitonic sort as a GLSL compute shader,
+// run through Vulkan: on a GPU's driver, or on the CPU through Mesa's
+// lavapipe, with no GPU at all.
+//
+//   glsl_bitonic_sort                       the traced run (its golden): 1024 floats in one
+//                                           dispatch, then the dispatches and barriers for a few n
+//   glsl_bitonic_sort --n N [--input KIND]  sort N floats, check them against std::sort
+//   glsl_bitonic_sort --bench LIST          time the sort (timestamp queries), median of --runs
+//
+// The shaders (bitonic_local.comp, bitonic_global.comp) are compiled to
+// SPIR-V by glslc at build time and embedded here; running needs only the
+// Vulkan loader (libvulkan.so.1) and a driver, both loaded at run time: with
+// no loader or no device the program says so on stderr and exits 77, like the
+// CUDA programs without a GPU.
+//
+// Sorting n floats: n is padded to a power of two P >= 1024 with the largest
+// float of the order (+NaN with every payload bit set, 0x7FFFFFFF), which
+// sorts to the end and is dropped. Then, as the article describes for arrays
+// longer than one workgroup:
+//   1 dispatch of bitonic_local (P/1024 workgroups): stages k = 2 .. 1024
+//   for each stage k = 2048 .. P:
+//     for j = k/2 .. 1024: 1 dispatch of bitonic_global (one step over the buffer)
+//     1 dispatch of bitonic_local with k_outer = k: the tail j = 512 .. 1
+// with a pipeline barrier (compute write -> compute read/write) between
+// consecutive dispatches. Order: IEEE 754 totalOrder (see the shaders).
+
+#define VK_NO_PROTOTYPES
+#include <vulkan/vulkan.h>
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+
+static const uint32_t kLocalSpv[] = {
+#include "bitonic_local.spv.inc"
+};
+static const uint32_t kGlobalSpv[] = {
+#include "bitonic_global.spv.inc"
+};
+
+static const char* g_name = "glsl_bitonic_sort";
+
+[[noreturn]] static void skip(const std::string& reason) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "%s: skipped: %s\n", g_name, reason.c_str());
+    std::exit(77);
+}
+[[noreturn]] static void fail(const char* call, VkResult r) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "%s: Vulkan error: %s failed with VkResult %d\n", g_name, call, (int)r);
+    std::exit(1);
+}
+#define VK_CHECK(call) do { VkResult r_ = (call); if (r_ != VK_SUCCESS) fail(#call, r_); } while (0)
+
+// ---- the Vulkan functions this program uses, loaded at run time ---------------
+#define VK_INSTANCE_FUNCTIONS(X) \
+    X(vkDestroyInstance) X(vkEnumeratePhysicalDevices) X(vkGetPhysicalDeviceProperties) \
+    X(vkGetPhysicalDeviceQueueFamilyProperties) X(vkGetPhysicalDeviceMemoryProperties) X(vkCreateDevice) \
+    X(vkGetDeviceProcAddr)
+#define VK_DEVICE_FUNCTIONS(X) \
+    X(vkDestroyDevice) X(vkGetDeviceQueue) X(vkCreateBuffer) X(vkDestroyBuffer) X(vkGetBufferMemoryRequirements) \
+    X(vkAllocateMemory) X(vkFreeMemory) X(vkBindBufferMemory) X(vkMapMemory) X(vkUnmapMemory) \
+    X(vkCreateShaderModule) X(vkDestroyShaderModule) X(vkCreateDescriptorSetLayout) X(vkDestroyDescriptorSetLayout) \
+    X(vkCreatePipelineLayout) X(vkDestroyPipelineLayout) X(vkCreateComputePipelines) X(vkDestroyPipeline) \
+    X(vkCreateDescriptorPool) X(vkDestroyDescriptorPool) X(vkAllocateDescriptorSets) X(vkUpdateDescriptorSets) \
+    X(vkFreeDescriptorSets) X(vkCreateCommandPool) X(vkDestroyCommandPool) X(vkAllocateCommandBuffers) \
+    X(vkFreeCommandBuffers) X(vkBeginCommandBuffer) \
+    X(vkEndCommandBuffer) X(vkResetCommandBuffer) X(vkCmdBindPipeline) X(vkCmdBindDescriptorSets) \
+    X(vkCmdPushConstants) X(vkCmdDispatch) X(vkCmdPipelineBarrier) X(vkCmdCopyBuffer) X(vkCmdFillBuffer) \
+    X(vkCmdResetQueryPool) X(vkCmdWriteTimestamp) X(vkCreateQueryPool) X(vkDestroyQueryPool) \
+    X(vkGetQueryPoolResults) X(vkQueueSubmit) X(vkQueueWaitIdle)
+
+#define DECLARE(f) static PFN_##f f;
+static PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr;
+static PFN_vkCreateInstance vkCreateInstance;
+VK_INSTANCE_FUNCTIONS(DECLARE)
+VK_DEVICE_FUNCTIONS(DECLARE)
+
+// ---- one device, one buffer, two pipelines ---------------------------------------
+struct Gpu {
+    VkInstance instance = VK_NULL_HANDLE;
+    VkPhysicalDevice physical = VK_NULL_HANDLE;
+    VkPhysicalDeviceProperties props{};
+    uint32_t queue_family = 0;
+    bool timestamps = false;
+    VkDevice device = VK_NULL_HANDLE;
+    VkQueue queue = VK_NULL_HANDLE;
+    VkPhysicalDeviceMemoryProperties memory{};
+    VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
+    VkPipelineLayout layout = VK_NULL_HANDLE;
+    VkPipeline local = VK_NULL_HANDLE, global = VK_NULL_HANDLE;
+    VkDescriptorPool pool = VK_NULL_HANDLE;
+    VkCommandPool commands = VK_NULL_HANDLE;
+    VkQueryPool queries = VK_NULL_HANDLE;
+};
+
+struct Buffer {
+    VkBuffer buffer = VK_NULL_HANDLE;
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+    VkDeviceSize size = 0;
+};
+
+static void load_loader() {
+    const char* path = std::getenv("CH12_VULKAN_LOADER");  // for the tests: a loader that is not there
+    if (!path || !*path) path = "libvulkan.so.1";
+    void* lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) skip(std::string("no Vulkan loader (") + dlerror() + "); install it (Debian/Ubuntu: libvulkan1)");
+    vkGetInstanceProcAddr = reinterpret_cast<PFN_vkGetInstanceProcAddr>(dlsym(lib, "vkGetInstanceProcAddr"));
+    if (!vkGetInstanceProcAddr) skip(std::string(path) + " has no vkGetInstanceProcAddr");
+    vkCreateInstance = reinterpret_cast<PFN_vkCreateInstance>(vkGetInstanceProcAddr(VK_NULL_HANDLE, "vkCreateInstance"));
+}
+
+static uint32_t memory_type(const Gpu& g, uint32_t bits, VkMemoryPropertyFlags want) {
+    for (uint32_t i = 0; i < g.memory.memoryTypeCount; i++)
+        if ((bits & (1u << i)) && (g.memory.memoryTypes[i].propertyFlags & want) == want) return i;
+    return UINT32_MAX;
+}
+
+static Buffer make_buffer(const Gpu& g, VkDeviceSize size, VkBufferUsageFlags usage, VkMemoryPropertyFlags want,
+                          VkMemoryPropertyFlags fallback) {
+    Buffer b;
+    b.size = size;
+    VkBufferCreateInfo info{};
+    info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+    info.size = size;
+    info.usage = usage;
+    info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    VK_CHECK(vkCreateBuffer(g.device, &info, nullptr, &b.buffer));
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(g.device, b.buffer, &req);
+    uint32_t type = memory_type(g, req.memoryTypeBits, want);
+    if (type == UINT32_MAX) type = memory_type(g, req.memoryTypeBits, fallback);
+    if (type == UINT32_MAX) fail("finding a memory type", VK_ERROR_OUT_OF_DEVICE_MEMORY);
+    VkMemoryAllocateInfo alloc{};
+    alloc.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+    alloc.allocationSize = req.size;
+    alloc.memoryTypeIndex = type;
+    VK_CHECK(vkAllocateMemory(g.device, &alloc, nullptr, &b.memory));
+    VK_CHECK(vkBindBufferMemory(g.device, b.buffer, b.memory, 0));
+    return b;
+}
+
+static void free_buffer(const Gpu& g, Buffer& b) {
+    if (b.buffer) vkDestroyBuffer(g.device, b.buffer, nullptr);
+    if (b.memory) vkFreeMemory(g.device, b.memory, nullptr);
+    b = Buffer{};
+}
+
+static VkPipeline make_pipeline(const Gpu& g, const uint32_t* spv, size_t bytes) {
+    VkShaderModuleCreateInfo info{};
+    info.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
+    info.codeSize = bytes;
+    info.pCode = spv;
+    VkShaderModule module;
+    VK_CHECK(vkCreateShaderModule(g.device, &info, nullptr, &module));
+    VkComputePipelineCreateInfo pinfo{};
+    pinfo.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
+    pinfo.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+    pinfo.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    pinfo.stage.module = module;
+    pinfo.stage.pName = "main";
+    pinfo.layout = g.layout;
+    VkPipeline pipeline;
+    VK_CHECK(vkCreateComputePipelines(g.device, VK_NULL_HANDLE, 1, &pinfo, nullptr, &pipeline));
+    vkDestroyShaderModule(g.device, module, nullptr);
+    return pipeline;
+}
+
+// Instance, device (discrete GPU first, then integrated, virtual, CPU), queue,
+// pipelines. Exits 77 when there is no usable device.
+static Gpu open_gpu() {
+    load_loader();
+    Gpu g;
+    VkApplicationInfo app{};
+    app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
+    app.pApplicationName = "glsl_bitonic_sort";
+    app.apiVersion = VK_API_VERSION_1_1;
+    VkInstanceCreateInfo info{};
+    info.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
+    info.pApplicationInfo = &app;
+    VkResult r = vkCreateInstance(&info, nullptr, &g.instance);
+    if (r == VK_ERROR_INCOMPATIBLE_DRIVER || r == VK_ERROR_INITIALIZATION_FAILED)
+        skip("no Vulkan driver found (vkCreateInstance: VkResult " + std::to_string((int)r) +
+             "); install one (Debian/Ubuntu: mesa-vulkan-drivers runs Vulkan on the CPU)");
+    VK_CHECK(r);
+#define LOAD_INSTANCE(f) f = reinterpret_cast<PFN_##f>(vkGetInstanceProcAddr(g.instance, #f));
+    VK_INSTANCE_FUNCTIONS(LOAD_INSTANCE)
+
+    uint32_t count = 0;
+    VK_CHECK(vkEnumeratePhysicalDevices(g.instance, &count, nullptr));
+    if (count == 0) skip("no Vulkan device found");
+    std::vector<VkPhysicalDevice> devices(count);
+    VK_CHECK(vkEnumeratePhysicalDevices(g.instance, &count, devices.data()));
+    const VkPhysicalDeviceType preference[] = {VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU, VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU,
+                                               VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU, VK_PHYSICAL_DEVICE_TYPE_CPU,
+                                               VK_PHYSICAL_DEVICE_TYPE_OTHER};
+    std::string refused;
+    for (VkPhysicalDeviceType want : preference) {
+        for (VkPhysicalDevice d : devices) {
+            VkPhysicalDeviceProperties p;
+            vkGetPhysicalDeviceProperties(d, &p);
+            if (p.deviceType != want || g.physical) continue;
+            if (p.limits.maxComputeWorkGroupInvocations < 512 || p.limits.maxComputeWorkGroupSize[0] < 512 ||
+                p.limits.maxComputeSharedMemorySize < 4096) {
+                refused += std::string(refused.empty() ? "" : ", ") + p.deviceName + " (too small a workgroup)";
+                continue;
+            }
+            uint32_t families = 0;
+            vkGetPhysicalDeviceQueueFamilyProperties(d, &families, nullptr);
+            std::vector<VkQueueFamilyProperties> fam(families);
+            vkGetPhysicalDeviceQueueFamilyProperties(d, &families, fam.data());
+            for (uint32_t f = 0; f < families && !g.physical; f++) {
+                if (fam[f].queueFlags & VK_QUEUE_COMPUTE_BIT) {
+                    g.physical = d;
+                    g.props = p;
+                    g.queue_family = f;
+                    g.timestamps = fam[f].timestampValidBits > 0 && p.limits.timestampPeriod > 0;
+                }
+            }
+        }
+    }
+    if (!g.physical) skip("no Vulkan device can run a 512-invocation compute shader" + (refused.empty() ? std::string() : ": " + refused));
+    vkGetPhysicalDeviceMemoryProperties(g.physical, &g.memory);
+
+    const float priority = 1.0f;
+    VkDeviceQueueCreateInfo qinfo{};
+    qinfo.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
+    qinfo.queueFamilyIndex = g.queue_family;
+    qinfo.queueCount = 1;
+    qinfo.pQueuePriorities = &priority;
+    VkDeviceCreateInfo dinfo{};
+    dinfo.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
+    dinfo.queueCreateInfoCount = 1;
+    dinfo.pQueueCreateInfos = &qinfo;
+    VK_CHECK(vkCreateDevice(g.physical, &dinfo, nullptr, &g.device));
+#define LOAD_DEVICE(f) f = reinterpret_cast<PFN_##f>(vkGetDeviceProcAddr(g.device, #f));
+    VK_DEVICE_FUNCTIONS(LOAD_DEVICE)
+    vkGetDeviceQueue(g.device, g.queue_family, 0, &g.queue);
+
+    VkDescriptorSetLayoutBinding binding{};
+    binding.binding = 0;
+    binding.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    binding.descriptorCount = 1;
+    binding.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+    VkDescriptorSetLayoutCreateInfo linfo{};
+    linfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
+    linfo.bindingCount = 1;
+    linfo.pBindings = &binding;
+    VK_CHECK(vkCreateDescriptorSetLayout(g.device, &linfo, nullptr, &g.set_layout));
+    VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, 2 * sizeof(uint32_t)};
+    VkPipelineLayoutCreateInfo plinfo{};
+    plinfo.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
+    plinfo.setLayoutCount = 1;
+    plinfo.pSetLayouts = &g.set_layout;
+    plinfo.pushConstantRangeCount = 1;
+    plinfo.pPushConstantRanges = &push;
+    VK_CHECK(vkCreatePipelineLayout(g.device, &plinfo, nullptr, &g.layout));
+    g.local = make_pipeline(g, kLocalSpv, sizeof kLocalSpv);
+    g.global = make_pipeline(g, kGlobalSpv, sizeof kGlobalSpv);
+
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1};
+    VkDescriptorPoolCreateInfo pinfo{};
+    pinfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
+    pinfo.flags = VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT;
+    pinfo.maxSets = 1;
+    pinfo.poolSizeCount = 1;
+    pinfo.pPoolSizes = &size;
+    VK_CHECK(vkCreateDescriptorPool(g.device, &pinfo, nullptr, &g.pool));
+    VkCommandPoolCreateInfo cinfo{};
+    cinfo.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
+    cinfo.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    cinfo.queueFamilyIndex = g.queue_family;
+    VK_CHECK(vkCreateCommandPool(g.device, &cinfo, nullptr, &g.commands));
+    if (g.timestamps) {
+        VkQueryPoolCreateInfo qpinfo{};
+        qpinfo.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
+        qpinfo.queryType = VK_QUERY_TYPE_TIMESTAMP;
+        qpinfo.queryCount = 2;
+        VK_CHECK(vkCreateQueryPool(g.device, &qpinfo, nullptr, &g.queries));
+    }
+    return g;
+}
+
+static void close_gpu(Gpu& g) {
+    if (g.queries) vkDestroyQueryPool(g.device, g.queries, nullptr);
+    vkDestroyCommandPool(g.device, g.commands, nullptr);
+    vkDestroyDescriptorPool(g.device, g.pool, nullptr);
+    vkDestroyPipeline(g.device, g.global, nullptr);
+    vkDestroyPipeline(g.device, g.local, nullptr);
+    vkDestroyPipelineLayout(g.device, g.layout, nullptr);
+    vkDestroyDescriptorSetLayout(g.device, g.set_layout, nullptr);
+    vkDestroyDevice(g.device, nullptr);
+    vkDestroyInstance(g.instance, nullptr);
+}
+
+// A memory barrier: what `from` wrote is visible to what `to` does next.
+static void barrier(VkCommandBuffer cb, VkPipelineStageFlags from_stage, VkAccessFlags from,
+                    VkPipelineStageFlags to_stage, VkAccessFlags to) {
+    VkMemoryBarrier m{};
+    m.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+    m.srcAccessMask = from;
+    m.dstAccessMask = to;
+    vkCmdPipelineBarrier(cb, from_stage, to_stage, 0, 1, &m, 0, nullptr, 0, nullptr);
+}
+
+struct SortResult {
+    std::vector<float> values;
+    uint32_t padded = 0, dispatches = 0, barriers = 0;
+    double gpu_ms = -1;  // the dispatches alone, by timestamps (when the queue has them)
+};
+
+// Sorts `in` on the device, repeating the sort `repeats` times from the same
+// input (for timing); returns the last result and the median time.
+static SortResult sort_on_gpu(Gpu& g, const std::vector<float>& in, int repeats = 1) {
+    SortResult res;
+    const uint32_t n = (uint32_t)in.size();
+    uint32_t padded = 1024;
+    while (padded < n) padded *= 2;
+    res.padded = padded;
+    const VkDeviceSize bytes = (VkDeviceSize)padded * sizeof(float);
+    Buffer data = make_buffer(g, bytes,
+                              VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                              VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
+    Buffer staging = make_buffer(g, bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                 VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                                 VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+    void* mapped = nullptr;
+    VK_CHECK(vkMapMemory(g.device, staging.memory, 0, bytes, 0, &mapped));
+    std::memcpy(mapped, in.data(), (size_t)n * sizeof(float));
+
+    VkDescriptorSet set;
+    VkDescriptorSetAllocateInfo ainfo{};
+    ainfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
+    ainfo.descriptorPool = g.pool;
+    ainfo.descriptorSetCount = 1;
+    ainfo.pSetLayouts = &g.set_layout;
+    VK_CHECK(vkAllocateDescriptorSets(g.device, &ainfo, &set));
+    VkDescriptorBufferInfo binfo{data.buffer, 0, bytes};
+    VkWriteDescriptorSet write{};
+    write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+    write.dstSet = set;
+    write.descriptorCount = 1;
+    write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    write.pBufferInfo = &binfo;
+    vkUpdateDescriptorSets(g.device, 1, &write, 0, nullptr);
+
+    VkCommandBuffer cb;
+    VkCommandBufferAllocateInfo cinfo{};
+    cinfo.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+    cinfo.commandPool = g.commands;
+    cinfo.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    cinfo.commandBufferCount = 1;
+    VK_CHECK(vkAllocateCommandBuffers(g.device, &cinfo, &cb));
+
+    std::vector<double> times;
+    for (int rep = 0; rep < repeats; rep++) {
+        VK_CHECK(vkResetCommandBuffer(cb, 0));
+        VkCommandBufferBeginInfo begin{};
+        begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+        begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+        VK_CHECK(vkBeginCommandBuffer(cb, &begin));
+        // Upload, and pad with the largest float of the order (0x7FFFFFFF).
+        VkBufferCopy copy{0, 0, (VkDeviceSize)n * sizeof(float)};
+        if (n > 0) vkCmdCopyBuffer(cb, staging.buffer, data.buffer, 1, &copy);
+        if (padded > n) vkCmdFillBuffer(cb, data.buffer, (VkDeviceSize)n * sizeof(float), (VkDeviceSize)(padded - n) * sizeof(float), 0x7FFFFFFFu);
+        barrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+        if (g.timestamps) {
+            vkCmdResetQueryPool(cb, g.queries, 0, 2);
+            vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, g.queries, 0);
+        }
+        vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, g.layout, 0, 1, &set, 0, nullptr);
+        res.dispatches = res.barriers = 0;
+        auto dispatch = [&](VkPipeline p, uint32_t k, uint32_t j, uint32_t groups) {
+            if (res.dispatches > 0) {  // the previous dispatch's writes, before this one reads
+                barrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+                res.barriers++;
+            }
+            const uint32_t push[2] = {k, j};
+            vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p);
+            vkCmdPushConstants(cb, g.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, push);
+            vkCmdDispatch(cb, groups, 1, 1);
+            res.dispatches++;
+        };
+        dispatch(g.local, 0, 0, padded / 1024);  // every stage up to 1024, in each tile
+        for (uint32_t k = 2048; k <= padded && k != 0; k *= 2) {
+            for (uint32_t j = k / 2; j >= 1024; j /= 2) dispatch(g.global, k, j, padded / 2 / 256);
+            dispatch(g.local, k, 0, padded / 1024);  // the tail of stage k
+        }
+        if (g.timestamps) vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, g.queries, 1);
+        barrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                VK_ACCESS_TRANSFER_READ_BIT);
+        if (n > 0) vkCmdCopyBuffer(cb, data.buffer, staging.buffer, 1, &copy);
+        barrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                VK_ACCESS_HOST_READ_BIT);
+        VK_CHECK(vkEndCommandBuffer(cb));
+        VkSubmitInfo submit{};
+        submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+        submit.commandBufferCount = 1;
+        submit.pCommandBuffers = &cb;
+        VK_CHECK(vkQueueSubmit(g.queue, 1, &submit, VK_NULL_HANDLE));
+        VK_CHECK(vkQueueWaitIdle(g.queue));
+        if (g.timestamps) {
+            uint64_t stamps[2];
+            VK_CHECK(vkGetQueryPoolResults(g.device, g.queries, 0, 2, sizeof stamps, stamps, sizeof(uint64_t),
+                                           VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+            times.push_back((double)(stamps[1] - stamps[0]) * g.props.limits.timestampPeriod * 1e-6);
+        }
+    }
+    res.values.assign((const float*)mapped, (const float*)mapped + n);
+    if (times.size() > 1) times.erase(times.begin());  // the first run is the warm-up
+    if (!times.empty()) {
+        std::sort(times.begin(), times.end());
+        res.gpu_ms = times[times.size() / 2];
+    }
+    vkFreeCommandBuffers(g.device, g.commands, 1, &cb);
+    VK_CHECK(vkFreeDescriptorSets(g.device, g.pool, 1, &set));
+    vkUnmapMemory(g.device, staging.memory);
+    free_buffer(g, staging);
+    free_buffer(g, data);
+    return res;
+}
+
+// ---- the host side: inputs and the check ----------------------------------------
+static uint32_t bits(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
+static float from_bits(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
+// IEEE 754 totalOrder, as the shaders compare.
+static uint32_t order_key(float f) {
+    const uint32_t u = bits(f);
+    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+
+static const char* kInputs[] = {"uniform", "sorted", "reverse", "equal", "special", nullptr};
+
+// n floats: uniform (random bits: every class of float, NaNs and denormals
+// included), sorted, reverse, equal, or special (±0, ±inf, NaNs, denormals,
+// the extremes, with repeats).
+static std::vector<float> make_input(int kind, uint32_t n, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::vector<float> v(n);
+    const uint32_t special[] = {0x00000000u, 0x80000000u, 0x7F800000u, 0xFF800000u, 0x7FC00000u, 0xFFC00000u,
+                                0x7F800001u, 0x00000001u, 0x80000001u, 0x007FFFFFu, 0x807FFFFFu, 0x7F7FFFFFu,
+                                0xFF7FFFFFu, 0x3F800000u, 0xBF800000u, 0x7FFFFFFFu};
+    for (uint32_t i = 0; i < n; i++) {
+        switch (kind) {
+            case 0: v[i] = from_bits((uint32_t)rng()); break;
+            case 1: v[i] = (float)(i / 3) - (float)n / 6.0f; break;
+            case 2: v[i] = (float)((n - i) / 3) - (float)n / 6.0f; break;
+            case 3: v[i] = 2.5f; break;
+            case 4: v[i] = from_bits(special[rng() % 16]); break;
+            default: v[i] = i < 16 ? from_bits(special[i]) : (float)((int)(rng() % 8001) - 4000) / 4.0f; break;
+        }
+    }
+    return v;
+}
+
+// Bit for bit: the same floats, in std::sort's order by totalOrder.
+static bool same_as_std_sort(const std::vector<float>& in, const std::vector<float>& out) {
+    std::vector<uint32_t> want(in.size()), got(out.size());
+    for (size_t i = 0; i < in.size(); i++) want[i] = order_key(in[i]);
+    for (size_t i = 0; i < out.size(); i++) got[i] = order_key(out[i]);
+    std::sort(want.begin(), want.end());
+    return want == got;
+}
+
+static void print_floats(const char* label, const float* v, size_t count) {
+    printf("  %s", label);
+    for (size_t i = 0; i < count; i++) printf(" %g", v[i]);
+    printf("\n  %*s", (int)std::strlen(label), "");
+    for (size_t i = 0; i < count; i++) printf(" %08x", bits(v[i]));
+    printf("\n");
+}
+
+int main(int argc, char** argv) {
+    ch12::CommandLine cl(argc, argv, "[--n N [--input KIND] [--seed S] | --bench LIST [--runs R]]",
+        "  without options: the traced run -- 1024 floats in one dispatch, then the\n"
+        "                   dispatches and barriers for a few n (the golden output)\n"
+        "  --n N            sort N floats (0 .. 2^26, or 2^K) and check them against std::sort\n"
+        "  --input KIND     uniform, sorted, reverse, equal or special (default uniform)\n"
+        "  --seed S         seed of the random floats (default 1)\n"
+        "  --bench LIST     time the sort of 2^K floats for each K of a comma list (10 .. 26)\n"
+        "  --runs R         timed runs per size, median reported (3 .. 1000, default 7)\n"
+        "exit status 77: no Vulkan loader or no Vulkan device here\n");
+    cl.option("--n").option("--input").option("--seed").option("--bench").option("--runs");
+    cl.parse();
+    g_name = cl.name();
+    if (cl.has("--n") && cl.has("--bench")) cl.fail("--n and --bench do not go together");
+    if ((cl.has("--input") || cl.has("--seed")) && !cl.has("--n")) cl.fail("--input and --seed go with --n");
+    if (cl.has("--runs") && !cl.has("--bench")) cl.fail("--runs goes with --bench");
+    const uint64_t n = cl.number("--n", 0, uint64_t(1) << 26, 0, true);
+    const int input = cl.choice("--input", kInputs, 0);
+    const uint32_t seed = (uint32_t)cl.number("--seed", 0, 0xFFFFFFFFu, 1);
+    const int runs = (int)cl.number("--runs", 3, 1000, 7);
+    std::vector<int> bench;
+    if (const char* list = cl.value("--bench")) {
+        std::string s = list;
+        size_t pos = 0;
+        for (;;) {
+            const size_t comma = s.find(',', pos);
+            bench.push_back((int)cl.to_number(s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos).c_str(),
+                                              "--bench", 10, 26));
+            if (comma == std::string::npos) break;
+            pos = comma + 1;
+        }
+    }
+
+    Gpu g = open_gpu();
+    bool ok = true;
+    if (cl.has("--n")) {
+        std::vector<float> in = make_input(input, (uint32_t)n, seed);
+        SortResult r = sort_on_gpu(g, in);
+        ok = same_as_std_sort(in, r.values);
+        printf("device: %s\n", g.props.deviceName);
+        printf("sorted %llu floats (%s, seed %u), padded to %u: %u dispatches, %u barriers between them\n",
+               (unsigned long long)n, kInputs[input], seed, r.padded, r.dispatches, r.barriers);
+        if (r.gpu_ms >= 0) printf("time: %.3f ms for the dispatches (timestamps; one run)\n", r.gpu_ms);
+        printf("bit-identical to std::sort by totalOrder: %s\n", ok ? "yes" : "NO -- MISMATCH");
+    } else if (!bench.empty()) {
+        printf("device: %s\n", g.props.deviceName);
+        if (!g.timestamps) printf("this queue has no timestamps: no times\n");
+        printf("%10s %8s %10s  %s\n", "n", "ms", "Gkeys/s", "check");
+        for (int e : bench) {
+            std::vector<float> in = make_input(0, 1u << e, seed);
+            SortResult r = sort_on_gpu(g, in, runs + 1);  // a warm-up, then `runs` timed
+            const bool same = same_as_std_sort(in, r.values);
+            ok = ok && same;
+            printf("%10u %8.4f %10.3f  %s\n", 1u << e, r.gpu_ms, r.gpu_ms > 0 ? (1u << e) / (r.gpu_ms * 1e-3) / 1e9 : 0.0,
+                   same ? "ok" : "WRONG");
+        }
+    } else {
+        printf("=== Chapter 12 extra: the workgroup bitonic sort as a GLSL compute shader ===\n\n");
+        printf("device: %s\n", g.props.deviceName);
+        printf("shader: 1024 floats per workgroup of 512 invocations, shared float,\n");
+        printf("        barrier() and memoryBarrierShared() after every step\n\n");
+        // each special float once, and 1008 floats from -1000 to 1000 in quarters (repeats)
+        std::vector<float> in = make_input(5, 1024, 12);
+        SortResult r = sort_on_gpu(g, in);
+        const bool same = same_as_std_sort(in, r.values);
+        ok = ok && same && r.dispatches == 1;
+        printf("1024 floats (each special float once: +-0, +-inf, NaNs, denormals, extremes;\n");
+        printf("the rest from -1000 to 1000 in quarters, with repeats), %u dispatch%s:\n", r.dispatches,
+               r.dispatches == 1 ? "" : "es");
+        print_floats("first 8:", r.values.data(), 8);
+        print_floats("last 8: ", r.values.data() + 1016, 8);
+        printf("  bit-identical to std::sort by totalOrder: %s\n\n", same ? "yes" : "NO -- MISMATCH");
+        printf("longer arrays: padded to a power of two with +NaN (0x7fffffff), one\n");
+        printf("dispatch of the local shader, then per stage k >= 2048 one global dispatch\n");
+        printf("per distance j >= 1024 and one local dispatch for the tail:\n\n");
+        printf("%9s %9s %11s %9s  %s\n", "n", "padded", "dispatches", "barriers", "bit-identical to std::sort");
+        for (uint32_t m : {1u, 1000u, 1024u, 1025u, 2048u, 5000u, 65536u, 100003u}) {
+            std::vector<float> v = make_input(m % 5, m, m);
+            SortResult s = sort_on_gpu(g, v);
+            const bool good = same_as_std_sort(v, s.values);
+            ok = ok && good;
+            printf("%9u %9u %11u %9u  %s\n", m, s.padded, s.dispatches, s.barriers, good ? "yes" : "NO -- MISMATCH");
+        }
+        printf("\nself-check: the shader sorts like std::sort, bit for bit: %s\n", ok ? "confirmed" : "MISMATCH");
+    }
+    close_gpu(g);
+    return ok ? 0 : 1;
+}

@@ -1,0 +1,250 @@
+// Chapter 12 extra -- the bitonic network one thread per ELEMENT.
+//
+// Section 12.3's kernel (63) gives each compare-exchange PAIR to one thread:
+// thread i works only when its partner l = i ^ j is above it, and then writes
+// both elements. An interactive web exercise on bitonic sort ("Which Way
+// Does My Pair Sort?", written for a JavaScript GPU runner) spells the same
+// network another way: every thread owns ONE element and computes its own new
+// value from two bits of its index:
+//
+//   strideBit = floor(i / stride) % 2   0: I am the low member of my pair
+//   dirBit    = floor(i / stage)  % 2   0: my block of size `stage` ascends
+//   partner   = strideBit == 0 ? i + stride : i - stride
+//   new value = min(me, partner's) when the two bits agree, else max
+//
+// (stage is 63's k, stride is 63's j.) Both members of a pair compute the
+// same two values and each keeps one, so no thread needs a word from another.
+// The pass reads one buffer and writes the other (out of place): no thread
+// can see a half-updated array, and there is no barrier inside a pass. The
+// launch boundary between passes is the only synchronisation.
+//
+// This program prints the four-case table and every pass of a full sort of
+// 8 values, then checks that the exercise's arithmetic spelling and 63's
+// bitwise spelling ((i & stride), (i & stage)) agree, and that per-element
+// passes sort exactly like 63's pair-per-thread kernel and std::sort.
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+#include "bitonic_sort.cuh"
+#include "cli.h"
+#include "cuda_check.h"
+
+// One pass, the exercise's spelling: floor(i / stride) % 2 and floor(i / stage) % 2.
+// If `record` is given, thread i also writes down its two bits and its partner
+// (4 ints per thread) so the host can print the four-case table.
+__global__ void per_element_pass_arithmetic(const uint32_t* in, uint32_t* out, uint32_t n,
+                                            uint32_t stage, uint32_t stride, int* record) {
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    uint32_t strideBit = (i / stride) % 2;
+    uint32_t dirBit = (i / stage) % 2;
+    uint32_t partner = (strideBit == 0) ? i + stride : i - stride;
+    uint32_t me = in[i];
+    uint32_t other = in[partner];
+    out[i] = (strideBit == dirBit) ? min(me, other) : max(me, other);
+    if (record) {
+        record[4 * i + 0] = (int)strideBit;
+        record[4 * i + 1] = (int)dirBit;
+        record[4 * i + 2] = (int)partner;
+        record[4 * i + 3] = (int)other;
+    }
+}
+
+// The same pass, 63's bitwise spelling: a bit test instead of a division.
+// stride and stage are powers of two, so (i & stride) != 0 is exactly
+// floor(i / stride) % 2, and i ^ stride is exactly the partner.
+__global__ void per_element_pass_bitwise(const uint32_t* in, uint32_t* out, uint32_t n,
+                                         uint32_t stage, uint32_t stride) {
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    bool strideBit = (i & stride) != 0;
+    bool dirBit = (i & stage) != 0;
+    uint32_t me = in[i];
+    uint32_t other = in[i ^ stride];
+    out[i] = (strideBit == dirBit) ? min(me, other) : max(me, other);
+}
+
+// Counts the positions where a and b differ (for comparing on the GPU).
+__global__ void count_differences(const uint32_t* a, const uint32_t* b, uint32_t n,
+                                  unsigned long long* count) {
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && a[i] != b[i]) atomicAdd(count, 1ULL);
+}
+
+static const uint32_t kThreads = 256;
+static uint32_t blocks_for(uint32_t n) { return (n + kThreads - 1) / kThreads; }
+
+// A full sort by per-element passes, ping-ponging between two buffers.
+// Returns the buffer that holds the result (d_a or d_b).
+static uint32_t* sort_per_element(uint32_t* d_a, uint32_t* d_b, uint32_t n) {
+    for (uint32_t stage = 2; stage <= n; stage *= 2) {
+        for (uint32_t stride = stage / 2; stride > 0; stride /= 2) {
+            per_element_pass_bitwise<<<blocks_for(n), kThreads>>>(d_a, d_b, n, stage, stride);
+            CUDA_CHECK_LAUNCH();
+            std::swap(d_a, d_b);
+        }
+    }
+    return d_a;
+}
+
+static void print_values(const std::vector<uint32_t>& v) {
+    for (uint32_t x : v) printf("%u ", x);
+    printf("\n");
+}
+
+int main(int argc, char** argv) {
+    ch12::CommandLine cl(argc, argv, "[--quick]",
+                         "  prints the four-case table and a traced sort of 8 values, then checks the\n"
+                         "  per-element pass against 63's kernel at scale and std::sort\n"
+                         "  --quick   check only up to n = 4096 (for slow tools such as compute-sanitizer)\n");
+    cl.flag("--quick");
+    cl.parse();
+    const bool quick = cl.has("--quick");
+    ch12::require_cuda_device(cl.name());
+
+    printf("=== Chapter 12 extra: the bitonic network, one thread per element ===\n\n");
+
+    // ---- 1. the four cases, on the first pass (stage 2, stride 1) ----------
+    const std::vector<uint32_t> input = {5, 2, 8, 1, 9, 3, 7, 4};  // Section 12.3's input
+    const uint32_t n8 = (uint32_t)input.size();
+    uint32_t *d_a = nullptr, *d_b = nullptr;
+    int* d_record = nullptr;
+    CUDA_CHECK(cudaMalloc(&d_a, n8 * sizeof(uint32_t)));
+    CUDA_CHECK(cudaMalloc(&d_b, n8 * sizeof(uint32_t)));
+    CUDA_CHECK(cudaMalloc(&d_record, 4 * n8 * sizeof(int)));
+    CUDA_CHECK(cudaMemcpy(d_a, input.data(), n8 * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    per_element_pass_arithmetic<<<1, n8>>>(d_a, d_b, n8, 2, 1, d_record);
+    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<int> record(4 * n8);
+    std::vector<uint32_t> after(n8);
+    CUDA_CHECK(cudaMemcpy(record.data(), d_record, record.size() * sizeof(int), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(after.data(), d_b, n8 * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+
+    printf("input (Section 12.3's 8 values): ");
+    print_values(input);
+    printf("\nthe first pass (stage=2, stride=1), one GPU thread per element:\n\n");
+    printf("  i  strideBit  dirBit  member  block       bits    keeps  me  partner's  new\n");
+    for (uint32_t i = 0; i < n8; i++) {
+        int strideBit = record[4 * i + 0], dirBit = record[4 * i + 1];
+        int partner = record[4 * i + 2], other = record[4 * i + 3];
+        printf("  %u  %9d  %6d  %-6s  %-10s  %-6s  %-5s  %2u  %2d (i=%d)  %3u\n", i, strideBit, dirBit,
+               strideBit == 0 ? "low" : "high", dirBit == 0 ? "ascending" : "descending",
+               strideBit == dirBit ? "agree" : "differ", strideBit == dirBit ? "min" : "max",
+               input[i], other, partner, after[i]);
+    }
+    printf("\nthe rule: keep the minimum exactly when the two bits agree --\n");
+    printf("low member of an ascending block, or high member of a descending one.\n");
+
+    // ---- 2. every pass of a full sort of the 8 values -----------------------
+    printf("\nevery pass of a full sort (GPU, out of place, arithmetic spelling):\n");
+    CUDA_CHECK(cudaMemcpy(d_a, input.data(), n8 * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    uint32_t *src = d_a, *dst = d_b;
+    int pass = 0;
+    std::vector<uint32_t> v(n8);
+    for (uint32_t stage = 2; stage <= n8; stage *= 2) {
+        for (uint32_t stride = stage / 2; stride > 0; stride /= 2) {
+            per_element_pass_arithmetic<<<1, n8>>>(src, dst, n8, stage, stride, nullptr);
+            CUDA_CHECK_LAUNCH();
+            CUDA_CHECK(cudaMemcpy(v.data(), dst, n8 * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+            printf("  pass %d (stage=%u, stride=%u): ", ++pass, stage, stride);
+            print_values(v);
+            std::swap(src, dst);
+        }
+    }
+    std::vector<uint32_t> sorted8 = input;
+    std::sort(sorted8.begin(), sorted8.end());
+    bool small_ok = (v == sorted8);
+    printf("  std::sort:                     ");
+    print_values(sorted8);
+    CUDA_CHECK(cudaFree(d_record));
+    CUDA_CHECK(cudaFree(d_b));
+    CUDA_CHECK(cudaFree(d_a));
+
+    // ---- 3. the two spellings agree on every pass, n = 8 .. 2^16 ------------
+    const uint32_t kMaxSpellingN = quick ? (1u << 12) : (1u << 16);
+    const uint32_t kMaxSortN = quick ? (1u << 12) : (1u << 20);
+    uint32_t *d_in = nullptr, *d_arith = nullptr, *d_bits = nullptr, *d_chapter = nullptr;
+    unsigned long long* d_count = nullptr;
+    CUDA_CHECK(cudaMalloc(&d_in, kMaxSortN * sizeof(uint32_t)));
+    CUDA_CHECK(cudaMalloc(&d_arith, kMaxSortN * sizeof(uint32_t)));
+    CUDA_CHECK(cudaMalloc(&d_bits, kMaxSortN * sizeof(uint32_t)));
+    CUDA_CHECK(cudaMalloc(&d_chapter, kMaxSortN * sizeof(uint32_t)));
+    CUDA_CHECK(cudaMalloc(&d_count, sizeof(unsigned long long)));
+    CUDA_CHECK(cudaMemset(d_count, 0, sizeof(unsigned long long)));
+
+    std::mt19937 rng(12);
+    long passes_checked = 0;
+    for (uint32_t n = 8; n <= kMaxSpellingN; n *= 2) {
+        std::vector<uint32_t> h(n);
+        for (auto& x : h) x = rng() % (n / 2);  // duplicates on purpose
+        CUDA_CHECK(cudaMemcpy(d_in, h.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
+        for (uint32_t stage = 2; stage <= n; stage *= 2) {
+            for (uint32_t stride = stage / 2; stride > 0; stride /= 2) {
+                per_element_pass_arithmetic<<<blocks_for(n), kThreads>>>(d_in, d_arith, n, stage, stride, nullptr);
+                CUDA_CHECK_LAUNCH();
+                per_element_pass_bitwise<<<blocks_for(n), kThreads>>>(d_in, d_bits, n, stage, stride);
+                CUDA_CHECK_LAUNCH();
+                count_differences<<<blocks_for(n), kThreads>>>(d_arith, d_bits, n, d_count);
+                CUDA_CHECK_LAUNCH();
+                std::swap(d_in, d_arith);  // the next pass starts from this pass's output
+                passes_checked++;
+            }
+        }
+    }
+    unsigned long long spelling_diffs = 0;
+    CUDA_CHECK(cudaMemcpy(&spelling_diffs, d_count, sizeof(spelling_diffs), cudaMemcpyDeviceToHost));
+    bool spellings_ok = (spelling_diffs == 0);
+    printf("\nchecked: the arithmetic and bitwise spellings give the same array after\n");
+    printf("every one of the %ld passes of full sorts of n = 8 .. %u: %s\n", passes_checked,
+           kMaxSpellingN, spellings_ok ? "yes" : "NO -- BUG");
+
+    // ---- 4. per-element passes == 63's kernel == std::sort, n = 2 .. 2^20 ---
+    const int kSeeds = 3;
+    int inputs_checked = 0, inputs_ok = 0;
+    for (uint32_t n = 2; n <= kMaxSortN; n *= 2) {
+        for (int seed = 1; seed <= kSeeds; seed++) {
+            std::mt19937 gen(1000u * n + (uint32_t)seed);
+            std::vector<uint32_t> h(n);
+            uint32_t range = std::max<uint32_t>(2, n / 4);  // about 4 copies of each key
+            for (auto& x : h) x = gen() % range;
+            std::vector<uint32_t> want = h;
+            std::sort(want.begin(), want.end());
+
+            CUDA_CHECK(cudaMemcpy(d_in, h.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
+            CUDA_CHECK(cudaMemcpy(d_chapter, h.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
+            uint32_t* d_result = sort_per_element(d_in, d_bits, n);
+            bitonic::Request at_scale;  // 63's kernel at scale: one launch per (k, j)
+            at_scale.design = bitonic::Design::chapter;
+            at_scale.len = n;
+            bitonic::sort(at_scale, d_chapter, nullptr, nullptr, 0);
+            CUDA_CHECK(cudaDeviceSynchronize());
+
+            std::vector<uint32_t> per_element(n), chapter(n);
+            CUDA_CHECK(cudaMemcpy(per_element.data(), d_result, n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+            CUDA_CHECK(cudaMemcpy(chapter.data(), d_chapter, n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+            inputs_checked++;
+            if (per_element == want && chapter == want) inputs_ok++;
+        }
+    }
+    bool sorts_ok = (inputs_ok == inputs_checked);
+    printf("checked: a full sort by per-element passes gives the same array as 63's\n");
+    printf("pair-per-thread kernel and as std::sort on %d of %d random inputs\n", inputs_ok, inputs_checked);
+    printf("(every power of two n = 2 .. %u, %d seeds each, about 4 copies of each key)\n",
+           kMaxSortN, kSeeds);
+
+    CUDA_CHECK(cudaFree(d_count));
+    CUDA_CHECK(cudaFree(d_chapter));
+    CUDA_CHECK(cudaFree(d_bits));
+    CUDA_CHECK(cudaFree(d_arith));
+    CUDA_CHECK(cudaFree(d_in));
+
+    bool ok = small_ok && spellings_ok && sorts_ok;
+    printf("\nself-check: per-element passes sort like 63's kernel and std::sort: %s\n",
+           ok ? "confirmed" : "MISMATCH");
+    return ok ? 0 : 1;
+}

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Draw the benchmark's CSV as a PNG: keys/s against n for single arrays, and
+keys/s against the array length for the batched section (one panel per total
+and kind), every axis log scale.
+
+    python3 ch12/extras/sort/plot_bench.py bitonic_bench.csv bitonic_bench.png
+
+Needs matplotlib. Without it, it says how to get it and exits with 77
+(the "skipped" status the rest of the companion uses).
+"""
+import csv
+import sys
+
+
+def read(path):
+    rows, title, lines = [], "", []
+    with open(path, newline="") as f:
+        for line in f:
+            if line.startswith("#"):
+                title = title or line[1:].strip()  # "# device; date"
+            else:
+                lines.append(line)
+    for row in csv.DictReader(lines):
+        rows.append(row)
+    return rows, title
+
+
+def main(argv):
+    if len(argv) != 3:
+        print("usage: plot_bench.py BENCH.csv OUT.png", file=sys.stderr)
+        return 2
+    try:
+        rows, title = read(argv[1])
+        for r in rows:
+            r["n"], r["len"], r["g"] = int(r["n"]), int(r["len"]), float(r["gkeys_per_s"])
+    except (OSError, KeyError, ValueError) as e:
+        print("plot_bench.py: cannot read %s: %s" % (argv[1], e), file=sys.stderr)
+        return 1
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("plot_bench.py: matplotlib is not installed, so no plot was drawn. Get it with\n"
+              "  python3 -m pip install matplotlib     (or: apt-get install python3-matplotlib)\n"
+              "and run this again; the numbers are all in %s." % argv[1], file=sys.stderr)
+        return 77
+    single = [r for r in rows if r["section"] == "single"]
+    panels = sorted({(r["n"], r["kind"]) for r in rows if r["section"] == "batched"})
+    count = (1 if single else 0) + len(panels)
+    if count == 0:
+        print("plot_bench.py: %s holds no measurements" % argv[1], file=sys.stderr)
+        return 1
+    cols = min(count, 3)
+    rows_n = (count + cols - 1) // cols
+    fig, axes = plt.subplots(rows_n, cols, figsize=(5 * cols, 4 * rows_n), squeeze=False)
+    axes = [a for row in axes for a in row]
+
+    def draw(ax, data, x, xlabel, heading):
+        for method in dict.fromkeys(r["method"] for r in data):
+            pts = sorted((r[x], r["g"]) for r in data if r["method"] == method)
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=method)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("Gkeys/s (median)")
+        ax.set_title(heading, fontsize=9)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+
+    i = 0
+    if single:
+        draw(axes[i], single, "n", "n (keys)", "one array of uint32 keys")
+        i += 1
+    for total, kind in panels:
+        data = [r for r in rows if r["section"] == "batched" and r["n"] == total and r["kind"] == kind]
+        draw(axes[i], data, "len", "len (keys per array)", "batches, 2^%d keys in all, %s" % (total.bit_length() - 1, kind))
+        i += 1
+    for ax in axes[i:]:
+        ax.axis("off")
+    fig.suptitle(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(argv[2], dpi=110)
+    print("wrote %s" % argv[2])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

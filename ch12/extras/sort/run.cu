@@ -1,0 +1,157 @@
+// Chapter 12 extra -- one bitonic sort on the GPU, checked against the CPU.
+//
+//   bitonic_sort_run --n 1000000 [--design fast] [--keys float] [--pairs] [--order descending]
+//   bitonic_sort_run --count 1000 --len 1023 [--stride 1030] ...
+//
+// Sorts one array of n keys, or a batch of `count` arrays of `len` keys
+// (array a starting at a * stride), with the library of bitonic_sort.cuh,
+// then checks every array on the CPU: sorted in the asked order, the same
+// keys (or (key, value) pairs) as before, and every key between and after
+// the arrays left as it was.
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "bitonic_sort.cuh"
+#include "cli.h"
+#include "cuda_check.h"
+#include "sort_cases.h"
+
+int main(int argc, char** argv) {
+    ch12::CommandLine cl(argc, argv,
+        "(--n N | --count C --len L [--stride S]) [--design NAME] [--keys TYPE] [--pairs]\n"
+        "       [--order ascending|descending] [--input KIND] [--seed S]",
+        "  --n N          one array of N keys, 0 .. 2^31 (decimal, or 2^K)\n"
+        "  --count C      a batch of C arrays ...\n"
+        "  --len L        ... of L keys each (count * L rounded up to a power of two <= 2^31)\n"
+        "  --stride S     keys from one array's start to the next's (default L; more leaves gaps)\n"
+        "  --design NAME  chapter, workgroup or fast (default fast)\n"
+        "  --keys TYPE    uint32, int32 or float (default uint32)\n"
+        "  --pairs        sort (key, value) pairs: a uint32 value travels with each key\n"
+        "  --order O      ascending (default) or descending\n"
+        "  --input KIND   uniform, sorted, reverse, equal, few-unique or special (default uniform)\n"
+        "  --seed S       seed of the random keys, 0 .. 4294967295 (default 1)\n");
+    cl.option("--n").option("--count").option("--len").option("--stride").option("--design").option("--keys")
+      .flag("--pairs").option("--order").option("--input").option("--seed");
+    cl.parse();
+
+    bitonic::Request r;
+    if (cl.has("--n") == (cl.has("--count") || cl.has("--len")))
+        cl.fail("give either --n, or --count and --len");
+    if (cl.has("--n")) {
+        r.count = 1;
+        r.len = cl.number("--n", 0, uint64_t(1) << 31, 0, true);
+        if (cl.has("--stride")) cl.fail("--stride goes with --count and --len");
+    } else {
+        if (!cl.has("--count") || !cl.has("--len")) cl.fail("--count and --len go together");
+        r.count = cl.number("--count", 1, uint64_t(1) << 31, 1, true);
+        r.len = cl.number("--len", 1, uint64_t(1) << 31, 1, true);
+        r.stride = cl.number("--stride", r.len, uint64_t(1) << 40, r.len, true);
+    }
+    std::vector<const char*> designs;  // the library's own table of names
+    for (const bitonic::DesignInfo* d = bitonic::kDesigns; d->name; ++d) designs.push_back(d->name);
+    designs.push_back(nullptr);
+    bitonic::design_by_name(designs[cl.choice("--design", designs.data(), (int)designs.size() - 2)], &r.design);
+    const char* types[] = {"uint32", "int32", "float", nullptr};
+    r.key_type = (bitonic::KeyType)cl.choice("--keys", types, 0);
+    r.with_values = cl.has("--pairs");
+    const char* orders[] = {"ascending", "descending", nullptr};
+    r.order = (bitonic::Order)cl.choice("--order", orders, 0);
+    const cases::Input input = (cases::Input)cl.choice("--input", cases::kInputNames, 0);
+    const uint32_t seed = (uint32_t)cl.number("--seed", 0, 0xFFFFFFFFu, 1);
+    if (const char* problem = bitonic::check(r))
+        cl.fail(std::string(cl.has("--n") ? "--n " : "--count, --len and --stride: ") + std::to_string(r.len) + " keys" +
+                (r.count > 1 ? " x " + std::to_string(r.count) + " arrays" : "") + ": " + problem);
+
+    ch12::require_cuda_device(cl.name());
+
+    const size_t stride = r.stride ? r.stride : r.len;
+    const size_t span = r.count == 0 ? 0 : (r.count - 1) * stride + r.len;  // keys the batch covers
+    const size_t kGuard = 64;                                              // checked words after it
+    const size_t scratch = bitonic::scratch_bytes(r);
+    size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    const double need = (double)(span + kGuard) * 4.0 * (r.with_values ? 2 : 1) + (double)scratch;
+    if (need > (double)free_bytes) {
+        fprintf(stderr, "%s: this sort needs %.1f MiB of GPU memory, but only %.1f MiB of %.1f MiB are free\n",
+                cl.name(), need / 1048576.0, free_bytes / 1048576.0, total_bytes / 1048576.0);
+        return 1;
+    }
+
+    // The batch, with a sentinel in every gap between arrays and after the last.
+    const uint32_t kSentinel = 0xA5A5A5A5u;
+    std::vector<uint32_t> keys(span + kGuard, kSentinel), values;
+    for (size_t a = 0; a < r.count; a++) {
+        std::vector<uint32_t> k = cases::make_keys(input, r.key_type, r.len, seed + (uint32_t)a * 7919u);
+        std::copy(k.begin(), k.end(), keys.begin() + a * stride);
+    }
+    if (r.with_values) {
+        values.assign(span + kGuard, kSentinel);
+        for (size_t i = 0; i < span; i++) values[i] = (uint32_t)(i * 2654435761u);
+    }
+
+    cudaDeviceProp prop;
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    uint32_t *d_keys = nullptr, *d_values = nullptr;
+    CUDA_CHECK(cudaMalloc(&d_keys, keys.size() * sizeof(uint32_t)));
+    CUDA_CHECK(cudaMemcpy(d_keys, keys.data(), keys.size() * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    if (r.with_values) {
+        CUDA_CHECK(cudaMalloc(&d_values, values.size() * sizeof(uint32_t)));
+        CUDA_CHECK(cudaMemcpy(d_values, values.data(), values.size() * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    }
+    bitonic::Sorter sorter;
+    sorter.reserve(r);
+
+    cudaEvent_t start, stop;
+    CUDA_CHECK(cudaEventCreate(&start));
+    CUDA_CHECK(cudaEventCreate(&stop));
+    CUDA_CHECK(cudaEventRecord(start));
+    sorter.sort(r, d_keys, d_values);
+    CUDA_CHECK(cudaEventRecord(stop));
+    CUDA_CHECK(cudaEventSynchronize(stop));
+    float ms = 0.0f;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+
+    std::vector<uint32_t> out_keys(keys.size()), out_values(values.size());
+    CUDA_CHECK(cudaMemcpy(out_keys.data(), d_keys, keys.size() * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    if (r.with_values)
+        CUDA_CHECK(cudaMemcpy(out_values.data(), d_values, values.size() * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaEventDestroy(stop));
+    CUDA_CHECK(cudaEventDestroy(start));
+    if (d_values) CUDA_CHECK(cudaFree(d_values));
+    CUDA_CHECK(cudaFree(d_keys));
+
+    // Every array on the CPU, and every word outside the arrays.
+    std::vector<std::string> problems(r.count);
+    cases::parallel_for(r.count, [&](size_t a) {
+        const size_t o = a * stride;
+        problems[a] = cases::check_array(r.key_type, r.order, keys.data() + o, r.with_values ? values.data() + o : nullptr,
+                                         out_keys.data() + o, r.with_values ? out_values.data() + o : nullptr, r.len);
+    });
+    size_t bad_arrays = 0, first_bad = 0;
+    for (size_t a = r.count; a-- > 0;)
+        if (!problems[a].empty()) { bad_arrays++; first_bad = a; }
+    size_t touched = 0;
+    for (size_t i = 0; i < keys.size(); i++) {
+        const bool inside = i < span && (i % stride) < r.len;
+        if (!inside && (out_keys[i] != keys[i] || (r.with_values && out_values[i] != values[i]))) touched++;
+    }
+
+    printf("device:   %s\n", prop.name);
+    printf("sort:     %s design, %zu %s of %zu %s key%s%s, %s (%s input, seed %u)\n", bitonic::design_name(r.design),
+           r.count, r.count == 1 ? "array" : "arrays", r.len, bitonic::key_type_name(r.key_type), r.len == 1 ? "" : "s",
+           r.with_values ? " with uint32 values" : "", r.order == bitonic::Order::ascending ? "ascending" : "descending",
+           cases::input_name(input), seed);
+    if (stride != r.len) printf("layout:   arrays %zu keys apart (gaps of %zu keys)\n", stride, stride - r.len);
+    printf("scratch:  %zu bytes of GPU memory\n", sorter.scratch_allocated());
+    printf("time:     %.3f ms on the GPU (one run, first launch included; the benchmark gives medians)\n", ms);
+    printf("arrays:   %zu of %zu sorted, with their own keys%s", r.count - bad_arrays, r.count,
+           r.with_values ? " and values" : "");
+    if (bad_arrays) printf(" -- array %zu: %s", first_bad, problems[first_bad].c_str());
+    printf("\nguards:   %zu words outside the arrays changed\n", touched);
+    const bool ok = bad_arrays == 0 && touched == 0;
+    printf("verdict:  %s\n", ok ? "correct" : "WRONG");
+    return ok ? 0 : 1;
+}

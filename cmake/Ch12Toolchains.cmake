@@ -1,0 +1,109 @@
+# What this machine can build: CUDA (and for which GPUs), GLSL/Vulkan, node.
+# Sets CH12_HAVE_CUDA, CH12_HAVE_VULKAN, CH12_NODE and, for whatever is
+# missing, CH12_NO_CUDA_REASON / CH12_NO_VULKAN_REASON: what is missing and
+# how to get it. Every result is checked again at each configure, so
+# installing a tool and re-running cmake is enough.
+
+# ---- CUDA -----------------------------------------------------------------------
+option(CH12_CUDA "Build the CUDA programs when a CUDA compiler is found" ON)
+# A "not found" from an earlier configure must not stick: look again.
+if(DEFINED CACHE{CMAKE_CUDA_COMPILER} AND NOT CMAKE_CUDA_COMPILER)
+  unset(CMAKE_CUDA_COMPILER CACHE)
+endif()
+if(DEFINED ENV{CUDACXX} AND NOT "$ENV{CUDACXX}" STREQUAL "" AND NOT EXISTS "$ENV{CUDACXX}")
+  message(WARNING "CUDACXX names '$ENV{CUDACXX}', which does not exist; it is ignored and nvcc "
+                  "is looked for on PATH and in its usual homes instead.")
+  unset(ENV{CUDACXX})
+endif()
+if(NOT CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX})
+  # nvcc on PATH first, then where CUDA toolkits usually live.
+  file(GLOB _ch12_versioned_homes LIST_DIRECTORIES true /usr/local/cuda-*/bin)
+  list(SORT _ch12_versioned_homes ORDER DESCENDING)
+  find_program(_ch12_nvcc nvcc
+               HINTS ENV CUDA_HOME ENV CUDA_PATH PATH_SUFFIXES bin
+               PATHS /usr/local/cuda/bin ${_ch12_versioned_homes} /opt/cuda/bin /usr/lib/cuda/bin
+               NO_CACHE)
+  if(_ch12_nvcc)
+    set(CMAKE_CUDA_COMPILER "${_ch12_nvcc}" CACHE FILEPATH "The CUDA compiler")
+  endif()
+endif()
+include(CheckLanguage)
+if(CH12_CUDA)
+  check_language(CUDA)
+endif()
+
+set(CH12_HAVE_CUDA OFF)
+set(CH12_NO_CUDA_REASON "")
+if(NOT CH12_CUDA)
+  set(CH12_NO_CUDA_REASON "CUDA is turned off in this build (CH12_CUDA=OFF): re-run cmake with -DCH12_CUDA=ON")
+  message(STATUS "CUDA turned off (CH12_CUDA=OFF): the GPU programs are left out and their tests will report Skipped.")
+elseif(CMAKE_CUDA_COMPILER)
+  # Which GPUs to build for, unless CMAKE_CUDA_ARCHITECTURES is given:
+  # - a machine with an NVIDIA GPU: that GPU's own architecture (like CMake's
+  #   "native", read from nvidia-smi);
+  # - a machine without one: PTX only, for compute_75 -- and compute_90 for the
+  #   targets with Hopper-only code paths (ch12_cuda_hopper_paths()) -- the
+  #   fewest virtual architectures that still compile every code path.
+  # The five-architecture build of earlier versions is the "all-gpus" preset.
+  set(CH12_ARCH_MODE "given")
+  if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+    set(CH12_ARCH_MODE "portable")
+    find_program(_ch12_nvidia_smi nvidia-smi NO_CACHE)
+    if(_ch12_nvidia_smi)
+      execute_process(COMMAND ${_ch12_nvidia_smi} --query-gpu=compute_cap --format=csv,noheader
+                      OUTPUT_VARIABLE _ch12_caps RESULT_VARIABLE _ch12_smi_rc ERROR_QUIET TIMEOUT 20)
+      if(_ch12_smi_rc EQUAL 0 AND _ch12_caps MATCHES "([0-9]+)\\.([0-9]+)")
+        set(CMAKE_CUDA_ARCHITECTURES "${CMAKE_MATCH_1}${CMAKE_MATCH_2}-real")
+        set(CH12_ARCH_MODE "native")
+      endif()
+    endif()
+    if(CH12_ARCH_MODE STREQUAL "portable")
+      set(CMAKE_CUDA_ARCHITECTURES "75-virtual")
+    endif()
+  endif()
+  enable_language(CUDA)
+  set(CMAKE_CUDA_STANDARD 17)
+  set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+  set(CH12_HAVE_CUDA ON)
+  message(STATUS "CUDA programs: ${CMAKE_CUDA_COMPILER}, architectures ${CMAKE_CUDA_ARCHITECTURES} (${CH12_ARCH_MODE})")
+else()
+  set(CH12_NO_CUDA_REASON "CUDA is not configured in this build (no nvcc was found): install the CUDA toolkit, or put its bin/ folder on PATH or name nvcc in CUDACXX, then re-run cmake")
+  if(CH12_REQUIRE_CUDA)
+    message(FATAL_ERROR "CH12_REQUIRE_CUDA is on but ${CH12_NO_CUDA_REASON}")
+  endif()
+  message(STATUS "No CUDA compiler: the GPU programs are left out and their tests will report Skipped.")
+endif()
+
+# Targets whose code has Hopper-only paths (thread-block clusters) also get
+# compute_90 PTX in the portable build, so CI compiles those paths too.
+function(ch12_cuda_hopper_paths target)
+  if(CH12_HAVE_CUDA AND CH12_ARCH_MODE STREQUAL "portable")
+    set_property(TARGET ${target} PROPERTY CUDA_ARCHITECTURES 75-virtual 90-virtual)
+  endif()
+endfunction()
+
+# ---- GLSL / Vulkan --------------------------------------------------------------
+# The shader is compiled to SPIR-V by glslc at build time; the host program
+# needs the Vulkan headers only (it loads the Vulkan loader at run time).
+find_program(CH12_GLSLC glslc HINTS ENV VULKAN_SDK PATH_SUFFIXES bin NO_CACHE)
+find_path(CH12_VULKAN_INCLUDE_DIR vulkan/vulkan.h HINTS ENV VULKAN_SDK PATH_SUFFIXES include NO_CACHE)
+set(CH12_HAVE_VULKAN OFF)
+set(CH12_NO_VULKAN_REASON "")
+if(CH12_GLSLC AND CH12_VULKAN_INCLUDE_DIR)
+  set(CH12_HAVE_VULKAN ON)
+  message(STATUS "GLSL/Vulkan extra: ${CH12_GLSLC}, headers in ${CH12_VULKAN_INCLUDE_DIR}")
+else()
+  set(_missing)
+  if(NOT CH12_GLSLC)
+    list(APPEND _missing "glslc")
+  endif()
+  if(NOT CH12_VULKAN_INCLUDE_DIR)
+    list(APPEND _missing "the Vulkan headers (vulkan/vulkan.h)")
+  endif()
+  list(JOIN _missing " and " _missing)
+  set(CH12_NO_VULKAN_REASON "the GLSL/Vulkan extra is not configured in this build (${_missing} not found): install them (Debian/Ubuntu: apt-get install glslc libvulkan-dev mesa-vulkan-drivers), then re-run cmake")
+  message(STATUS "GLSL/Vulkan extra left out: ${_missing} not found (Debian/Ubuntu: apt-get install glslc libvulkan-dev mesa-vulkan-drivers)")
+endif()
+
+# ---- node (the JavaScript reference of the tree extra) ------------------------------
+find_program(CH12_NODE NAMES node nodejs NO_CACHE)

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Run one GPU program under compute-sanitizer and fail on any error it finds.
+
+    sanitize.py --tool memcheck|racecheck|synccheck|initcheck [--expect-exit N] -- PROGRAM [ARGS...]
+
+Exit status (what CTest sees):
+    0   the tool reported 0 errors and the program exited with status N
+    1   FAIL: the tool reported errors (or hazards), or the program exited
+        otherwise than expected
+    2   ERROR: bad arguments
+    77  SKIPPED: no compute-sanitizer on this machine, or no usable GPU (the
+        program itself exited 77): the reason is printed
+"""
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
+
+
+def find_sanitizer():
+    found = shutil.which("compute-sanitizer")
+    if found:
+        return found
+    homes = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"]
+    nvcc = shutil.which("nvcc")
+    if nvcc:
+        homes.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(nvcc))))
+    for home in homes:
+        if not home:
+            continue
+        for rel in ("bin/compute-sanitizer", "compute-sanitizer/compute-sanitizer"):
+            path = os.path.join(home, rel)
+            if os.access(path, os.X_OK):
+                return path
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser(usage="%(prog)s --tool TOOL [--expect-exit N] -- PROGRAM [ARGS...]")
+    ap.add_argument("--tool", required=True, choices=TOOLS)
+    ap.add_argument("--expect-exit", type=int, default=0)
+    ap.add_argument("--timeout", type=float, default=880)
+    ap.add_argument("command", nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    command = a.command[1:] if a.command[:1] == ["--"] else a.command
+    if not command:
+        ap.error("no program to run")
+
+    tool = find_sanitizer()
+    if tool is None:
+        print("SKIPPED: compute-sanitizer was not found (it comes with the CUDA toolkit)")
+        return 77
+
+    full = [tool, "--tool", a.tool, "--error-exitcode", "99", "--print-limit", "20"] + command
+    print("$ " + " ".join(full))
+    try:
+        p = subprocess.run(full, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=a.timeout)
+    except subprocess.TimeoutExpired:
+        print("FAIL: ran past %g s" % a.timeout)
+        return 1
+    out = p.stdout.decode("utf-8", errors="backslashreplace")
+    summary = [l for l in out.splitlines() if "ERROR SUMMARY" in l or "RACECHECK SUMMARY" in l]
+    if p.returncode == 77 and a.expect_exit != 77:
+        reason = [l for l in out.splitlines() if "skipped" in l]
+        print("SKIPPED: " + (reason[-1] if reason else "the program found no usable GPU (exit 77)"))
+        return 77
+    errors = 0
+    for line in summary:
+        m = re.search(r"ERROR SUMMARY: (\d+) error", line)
+        if m:
+            errors += int(m.group(1))
+        m = re.search(r"RACECHECK SUMMARY: (\d+) hazard", line)
+        if m:
+            errors += int(m.group(1))
+    tail = "\n".join("    " + l for l in out.splitlines()[-40:])
+    if p.returncode == 99 or errors > 0:
+        print("FAIL: compute-sanitizer --tool %s reported errors:\n%s" % (a.tool, tail))
+        return 1
+    if not summary:
+        print("FAIL: compute-sanitizer printed no summary (exit %d):\n%s" % (p.returncode, tail))
+        return 1
+    if p.returncode != a.expect_exit:
+        print("FAIL: the program exited with status %d under the sanitizer (expected %d):\n%s"
+              % (p.returncode, a.expect_exit, tail))
+        return 1
+    print("PASS: compute-sanitizer --tool %s: %s; the program exited %d as expected"
+          % (a.tool, summary[-1].split("=========")[-1].strip(), p.returncode))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
