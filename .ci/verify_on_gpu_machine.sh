@@ -5,10 +5,11 @@
 # Everything it writes goes to $OUT (or ./gpu-logs): summary.txt, and one
 # log or result file per step (the device tool brings back at most 8 files).
 # Steps:
-#   vulkan    set up the Vulkan loader, glslc and headers carried in .gl/ (that
-#             machine has NVIDIA's driver but no loader), and an ICD file that
-#             names libEGL_nvidia.so.0 (the stock one names the GLX library,
-#             which fails without a display)
+#   setup     set up what that machine lacks, carried in .gl/ (an ignored
+#             folder): the Vulkan loader, glslc and the Vulkan headers (it has
+#             NVIDIA's driver but no loader), an ICD file that names
+#             libEGL_nvidia.so.0 (the stock one names the GLX library, which
+#             fails without a display), and node (xz-compressed)
 #   info      GPU, driver, nvcc, cmake, date
 #   workflow  cmake --workflow --preset default (the README's test command), timed
 #   long      ctest -L long
@@ -28,7 +29,7 @@ grab() { grep -E "$1" "$2" | tee -a "$out/summary.txt"; }
 
 for step in "$@"; do
   case $step in
-    vulkan)
+    setup)
       for f in .gl/libvulkan1_*.deb .gl/libegl1_*.deb .gl/libglvnd0_*.deb .gl/libopengl0_*.deb .gl/libgl1_*.deb \
                .gl/libglx0_*.deb .gl/libgles2_*.deb; do dpkg -x "$f" /; done
       ldconfig
@@ -40,7 +41,11 @@ for step in "$@"; do
       printf '{"file_format_version": "1.0.0", "ICD": {"library_path": "libEGL_nvidia.so.0", "api_version": "1.3.0"}}\n' \
         >/opt/ch12vk/nvidia_icd.json
       export VK_ICD_FILENAMES=/opt/ch12vk/nvidia_icd.json VK_DRIVER_FILES=/opt/ch12vk/nvidia_icd.json
-      note "vulkan: loader $(ldconfig -p | grep -c libvulkan.so.1) found, glslc $(command -v glslc)" ;;
+      if ! command -v node >/dev/null 2>&1 && [ -f .gl/node.xz ]; then
+        python3 -c "import lzma, shutil, sys; shutil.copyfileobj(lzma.open('.gl/node.xz'), open('/usr/local/bin/node', 'wb'))"
+        chmod +x /usr/local/bin/node
+      fi
+      note "setup: libvulkan.so.1 found $(ldconfig -p | grep -c libvulkan.so.1) times, glslc $(command -v glslc), node $(node --version 2>&1)" ;;
     info)
       { nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
         nvcc --version | tail -1; cmake --version | head -1; command -v compute-sanitizer; date -u; } 2>&1 \
