@@ -19,7 +19,8 @@
 #   [VULKAN]                  a Vulkan program (else: .cpp = CPU, .cu = GPU)
 #   [HOPPER]                  has Hopper-only code paths (portable builds add compute_90)
 #   [LIBS <target>...] [INCLUDES <dir>...] [LABELS <label>...] [TIMEOUT <s>]
-#   [SANITIZE "<tag>|<arg>|..."...]  the compute-sanitizer runs (default: one, with ARGS)
+#   [SANITIZE "<tag>|<arg>|..."...]  the compute-sanitizer runs (default: one, with ARGS);
+#                             an element "env:NAME=VALUE" sets a variable for the run
 #   [SANITIZE_TOOLS <tool>...]       default: memcheck racecheck synccheck initcheck
 # )
 #
@@ -246,11 +247,20 @@ function(ch12_program name)
       else()
         set(suffix "_${tag}")
       endif()
+      set(envs)
+      set(sargs)
+      foreach(a IN LISTS argv)
+        if(a MATCHES "^env:(.*)$")
+          list(APPEND envs "--env=${CMAKE_MATCH_1}")
+        else()
+          list(APPEND sargs "${a}")
+        endif()
+      endforeach()
       foreach(tool IN LISTS P_SANITIZE_TOOLS)
         set(tname sanitize_${tool}_${name}${suffix})
         if(TARGET ${name})
-          add_test(NAME ${tname} COMMAND ${CH12_SANITIZE} --tool ${tool} --expect-exit ${P_EXPECT_EXIT}
-                                         -- $<TARGET_FILE:${name}> ${argv})
+          add_test(NAME ${tname} COMMAND ${CH12_SANITIZE} --tool ${tool} --expect-exit ${P_EXPECT_EXIT} ${envs}
+                                         -- $<TARGET_FILE:${name}> ${sargs})
           set_tests_properties(${tname} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900 LABELS "sanitize;gpu;${labels}")
         else()
           ch12_unbuildable_test(${tname} "${name}: ${reason}" LABELS sanitize gpu ${labels})

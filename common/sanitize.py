@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run one GPU program under compute-sanitizer and fail on any error it finds.
 
-    sanitize.py --tool memcheck|racecheck|synccheck|initcheck [--expect-exit N] -- PROGRAM [ARGS...]
+    sanitize.py --tool memcheck|racecheck|synccheck|initcheck [--expect-exit N] [--env NAME=VALUE] -- PROGRAM [ARGS...]
 
 Exit status (what CTest sees):
     0   the tool reported 0 errors and the program exited with status N
@@ -45,6 +45,7 @@ def main():
     ap.add_argument("--tool", required=True, choices=TOOLS)
     ap.add_argument("--expect-exit", type=int, default=0)
     ap.add_argument("--timeout", type=float, default=880)
+    ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE", help="set for the program (repeatable)")
     ap.add_argument("command", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     command = a.command[1:] if a.command[:1] == ["--"] else a.command
@@ -56,10 +57,16 @@ def main():
         print("SKIPPED: compute-sanitizer was not found (it comes with the CUDA toolkit)")
         return 77
 
+    env = dict(os.environ)
+    for item in a.env:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            ap.error("--env wants NAME=VALUE, got %r" % item)
+        env[name] = value
     full = [tool, "--tool", a.tool, "--error-exitcode", "99", "--print-limit", "20"] + command
-    print("$ " + " ".join(full))
+    print("$ " + " ".join(["%s " % e for e in a.env]) + " ".join(full))
     try:
-        p = subprocess.run(full, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=a.timeout)
+        p = subprocess.run(full, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=a.timeout, env=env)
     except subprocess.TimeoutExpired:
         print("FAIL: ran past %g s" % a.timeout)
         return 1

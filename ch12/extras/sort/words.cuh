@@ -101,15 +101,16 @@ template <typename W>
 __device__ __forceinline__ void load16(const Planes& p, uint64_t x0, W (&v)[16]) {
     if (p.vec && x0 + 16 <= p.total) {
         const uint4* k4 = reinterpret_cast<const uint4*>(p.keys + x0);
+        const Codec in = p.in;
 #pragma unroll
         for (int m = 0; m < 4; ++m) {
             const uint4 k = k4[m];
             uint4 val = make_uint4(0, 0, 0, 0);
             if constexpr (sizeof(W) == 8) val = reinterpret_cast<const uint4*>(p.values + x0)[m];
-            v[4 * m + 0] = make_word<W>(encode(k.x, p.in), val.x);
-            v[4 * m + 1] = make_word<W>(encode(k.y, p.in), val.y);
-            v[4 * m + 2] = make_word<W>(encode(k.z, p.in), val.z);
-            v[4 * m + 3] = make_word<W>(encode(k.w, p.in), val.w);
+            v[4 * m + 0] = make_word<W>(encode(k.x, in), val.x);
+            v[4 * m + 1] = make_word<W>(encode(k.y, in), val.y);
+            v[4 * m + 2] = make_word<W>(encode(k.z, in), val.z);
+            v[4 * m + 3] = make_word<W>(encode(k.w, in), val.w);
         }
         return;
     }
