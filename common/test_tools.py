@@ -17,6 +17,9 @@ import sys
 import tempfile
 import unittest
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import suite  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 RUN_ALL = os.path.join(REPO, "run_all.sh")
@@ -217,12 +220,4 @@ if __name__ == "__main__":
     ap.add_argument("--cmake", default="cmake")
     ARGS, rest = ap.parse_known_args()
     ARGS.build_dir = os.path.abspath(ARGS.build_dir)
-    suite = unittest.TestSuite()
-    for case in (RunAllTest, SanitizeTest, CMakeTest):
-        suite.addTests(unittest.defaultTestLoader.loadTestsFromTestCase(case))
-    result = unittest.TextTestRunner(verbosity=2).run(suite)
-    print("%d tests ran (at least %d expected)" % (result.testsRun, MIN_TESTS))
-    if result.testsRun < MIN_TESTS:
-        print("FAIL: fewer tests ran than this file defines")
-        sys.exit(1)
-    sys.exit(0 if result.wasSuccessful() else 1)
+    suite.run([RunAllTest, SanitizeTest, CMakeTest], MIN_TESTS)

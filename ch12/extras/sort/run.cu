@@ -69,28 +69,18 @@ int main(int argc, char** argv) {
 
     const size_t stride = r.stride ? r.stride : r.len;
     const size_t span = r.count == 0 ? 0 : (r.count - 1) * stride + r.len;  // keys the batch covers
-    const size_t kGuard = 64;                                              // checked words after it
     const size_t scratch = bitonic::scratch_bytes(r);
     size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    const double need = (double)(span + kGuard) * 4.0 * (r.with_values ? 2 : 1) + (double)scratch;
+    const double need = (double)(span + cases::kGuard) * 4.0 * (r.with_values ? 2 : 1) + (double)scratch;
     if (need > (double)free_bytes) {
         fprintf(stderr, "%s: this sort needs %.1f MiB of GPU memory, but only %.1f MiB of %.1f MiB are free\n",
                 cl.name(), need / 1048576.0, free_bytes / 1048576.0, total_bytes / 1048576.0);
         return 1;
     }
-
-    // The batch, with a sentinel in every gap between arrays and after the last.
-    const uint32_t kSentinel = 0xA5A5A5A5u;
-    std::vector<uint32_t> keys(span + kGuard, kSentinel), values;
-    for (size_t a = 0; a < r.count; a++) {
-        std::vector<uint32_t> k = cases::make_keys(input, r.key_type, r.len, seed + (uint32_t)a * 7919u);
-        std::copy(k.begin(), k.end(), keys.begin() + a * stride);
-    }
-    if (r.with_values) {
-        values.assign(span + kGuard, kSentinel);
-        for (size_t i = 0; i < span; i++) values[i] = (uint32_t)(i * 2654435761u);
-    }
+    const cases::Batch batch = cases::make_batch(r, input, seed);
+    const std::vector<uint32_t>& keys = batch.keys;
+    const std::vector<uint32_t>& values = batch.values;
 
     cudaDeviceProp prop;
     CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
@@ -124,20 +114,7 @@ int main(int argc, char** argv) {
     CUDA_CHECK(cudaFree(d_keys));
 
     // Every array on the CPU, and every word outside the arrays.
-    std::vector<std::string> problems(r.count);
-    cases::parallel_for(r.count, [&](size_t a) {
-        const size_t o = a * stride;
-        problems[a] = cases::check_array(r.key_type, r.order, keys.data() + o, r.with_values ? values.data() + o : nullptr,
-                                         out_keys.data() + o, r.with_values ? out_values.data() + o : nullptr, r.len);
-    });
-    size_t bad_arrays = 0, first_bad = 0;
-    for (size_t a = r.count; a-- > 0;)
-        if (!problems[a].empty()) { bad_arrays++; first_bad = a; }
-    size_t touched = 0;
-    for (size_t i = 0; i < keys.size(); i++) {
-        const bool inside = i < span && (i % stride) < r.len;
-        if (!inside && (out_keys[i] != keys[i] || (r.with_values && out_values[i] != values[i]))) touched++;
-    }
+    const cases::Verdict v = cases::check_batch(r, batch, out_keys, out_values);
 
     printf("device:   %s\n", prop.name);
     printf("sort:     %s design, %zu %s of %zu %s key%s%s, %s (%s input, seed %u)\n", bitonic::design_name(r.design),
@@ -147,11 +124,11 @@ int main(int argc, char** argv) {
     if (stride != r.len) printf("layout:   arrays %zu keys apart (gaps of %zu keys)\n", stride, stride - r.len);
     printf("scratch:  %zu bytes of GPU memory\n", sorter.scratch_allocated());
     printf("time:     %.3f ms on the GPU (one run, first launch included; the benchmark gives medians)\n", ms);
-    printf("arrays:   %zu of %zu sorted, with their own keys%s", r.count - bad_arrays, r.count,
+    printf("arrays:   %zu of %zu sorted, with their own keys%s", r.count - v.bad_arrays, r.count,
            r.with_values ? " and values" : "");
-    if (bad_arrays) printf(" -- array %zu: %s", first_bad, problems[first_bad].c_str());
-    printf("\nguards:   %zu words outside the arrays changed\n", touched);
-    const bool ok = bad_arrays == 0 && touched == 0;
+    if (v.bad_arrays) printf(" -- array %zu: %s", v.first_bad, v.first_problem.c_str());
+    printf("\nguards:   %zu words outside the arrays changed\n", v.touched);
+    const bool ok = v.ok();
     printf("verdict:  %s\n", ok ? "correct" : "WRONG");
     return ok ? 0 : 1;
 }

@@ -123,4 +123,60 @@ void parallel_for(size_t n, F f) {
     for (auto& t : pool) t.join();
 }
 
+// A batch as the library sees it: count arrays of len keys, array a at
+// a * stride, with a sentinel in every gap between arrays and in kGuard words
+// after the last, so that a write outside the arrays shows.
+constexpr size_t kGuard = 64;
+constexpr uint32_t kSentinel = 0xA5A5A5A5u;
+
+struct Batch {
+    std::vector<uint32_t> keys, values;  // values: empty unless the request has pairs
+    size_t stride = 0, span = 0;         // span: keys from the first array's start to the last's end
+};
+
+inline Batch make_batch(const bitonic::Request& r, Input input, uint32_t seed) {
+    Batch b;
+    b.stride = r.stride ? r.stride : r.len;
+    b.span = r.count == 0 ? 0 : (r.count - 1) * b.stride + r.len;
+    b.keys.assign(b.span + kGuard, kSentinel);
+    for (size_t a = 0; a < r.count; a++) {
+        const std::vector<uint32_t> k = make_keys(input, r.key_type, r.len, seed + (uint32_t)a * 7919u);
+        std::copy(k.begin(), k.end(), b.keys.begin() + a * b.stride);
+    }
+    if (r.with_values) {
+        b.values.assign(b.span + kGuard, kSentinel);
+        for (size_t i = 0; i < b.span; i++) b.values[i] = (uint32_t)(i * 2654435761u) ^ seed;
+    }
+    return b;
+}
+
+// What the CPU found in a sorted copy of a batch.
+struct Verdict {
+    size_t bad_arrays = 0, first_bad = 0;  // arrays not sorted, or not with their own keys (and values)
+    std::string first_problem;
+    size_t touched = 0, first_touched = 0;  // words outside the arrays that changed
+    bool ok() const { return bad_arrays == 0 && touched == 0; }
+};
+
+inline Verdict check_batch(const bitonic::Request& r, const Batch& in, const std::vector<uint32_t>& out_keys,
+                           const std::vector<uint32_t>& out_values) {
+    std::vector<std::string> problems(r.count);
+    parallel_for(r.count, [&](size_t a) {
+        const size_t o = a * in.stride;
+        problems[a] = check_array(r.key_type, r.order, in.keys.data() + o, r.with_values ? in.values.data() + o : nullptr,
+                                  out_keys.data() + o, r.with_values ? out_values.data() + o : nullptr, r.len);
+    });
+    Verdict v;
+    for (size_t a = r.count; a-- > 0;)
+        if (!problems[a].empty()) { v.bad_arrays++; v.first_bad = a; v.first_problem = problems[a]; }
+    for (size_t i = in.keys.size(); i-- > 0;) {
+        const bool inside = i < in.span && (i % in.stride) < r.len;
+        if (!inside && (out_keys[i] != in.keys[i] || (r.with_values && out_values[i] != in.values[i]))) {
+            v.touched++;
+            v.first_touched = i;
+        }
+    }
+    return v;
+}
+
 }  // namespace cases

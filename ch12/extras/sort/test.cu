@@ -46,19 +46,9 @@ static std::string describe(const Case& c) {
 // Runs one case; returns "" or what went wrong.
 static std::string run_case(const Case& c, bitonic::Sorter& sorter) {
     const bitonic::Request& r = c.r;
-    const size_t stride = r.stride ? r.stride : r.len;
-    const size_t span = r.count == 0 ? 0 : (r.count - 1) * stride + r.len;
-    const size_t kGuard = 64;
-    const uint32_t kSentinel = 0xA5A5A5A5u;
-    std::vector<uint32_t> keys(span + kGuard, kSentinel), values;
-    for (size_t a = 0; a < r.count; a++) {
-        std::vector<uint32_t> k = cases::make_keys(c.input, r.key_type, r.len, c.seed + (uint32_t)a * 7919u);
-        std::copy(k.begin(), k.end(), keys.begin() + a * stride);
-    }
-    if (r.with_values) {
-        values.assign(span + kGuard, kSentinel);
-        for (size_t i = 0; i < span; i++) values[i] = (uint32_t)(i * 2654435761u) ^ c.seed;
-    }
+    const cases::Batch batch = cases::make_batch(r, c.input, c.seed);
+    const std::vector<uint32_t>& keys = batch.keys;
+    const std::vector<uint32_t>& values = batch.values;
     uint32_t *d_keys = nullptr, *d_values = nullptr;
     CUDA_CHECK(cudaMalloc(&d_keys, keys.size() * 4));
     CUDA_CHECK(cudaMemcpy(d_keys, keys.data(), keys.size() * 4, cudaMemcpyHostToDevice));
@@ -74,19 +64,9 @@ static std::string run_case(const Case& c, bitonic::Sorter& sorter) {
     if (d_values) CUDA_CHECK(cudaFree(d_values));
     CUDA_CHECK(cudaFree(d_keys));
 
-    std::vector<std::string> problems(r.count);
-    cases::parallel_for(r.count, [&](size_t a) {
-        const size_t o = a * stride;
-        problems[a] = cases::check_array(r.key_type, r.order, keys.data() + o, r.with_values ? values.data() + o : nullptr,
-                                         out_keys.data() + o, r.with_values ? out_values.data() + o : nullptr, r.len);
-    });
-    for (size_t a = 0; a < r.count; a++)
-        if (!problems[a].empty()) return "array " + std::to_string(a) + ": " + problems[a];
-    for (size_t i = 0; i < keys.size(); i++) {
-        const bool inside = i < span && (i % stride) < r.len;
-        if (!inside && (out_keys[i] != keys[i] || (r.with_values && out_values[i] != values[i])))
-            return "wrote outside the arrays, at word " + std::to_string(i);
-    }
+    const cases::Verdict v = cases::check_batch(r, batch, out_keys, out_values);
+    if (v.bad_arrays) return "array " + std::to_string(v.first_bad) + ": " + v.first_problem;
+    if (v.touched) return "wrote outside the arrays, at word " + std::to_string(v.first_touched);
     return "";
 }
 

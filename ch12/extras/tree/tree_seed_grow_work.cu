@@ -48,21 +48,7 @@ using namespace tree;
 
 constexpr int kThreads = 256;
 
-struct alignas(16) Task {  // one call: 32 bytes
-    uint8_t fn, d, s, slot;
-    uint32_t frame;        // the frame waiting for this call's result (slot 0 or 1)
-    Tree a, b;             // arguments (b: warp's second tree)
-    uint64_t base;         // the call's reserved heap range
-};
-
 enum Kind : uint32_t { kRootFrame, kSortJoin, kFlowJoin, kDownJoin, kWarpJoin };
-
-struct alignas(16) Frame {  // a split call waiting for its sub-calls: 48 bytes
-    uint32_t kind, d, s, pending;
-    uint32_t parent, parent_slot;
-    uint64_t base;          // where the joiner's own nodes (or its tail call's range) start
-    Tree result[2];
-};
 
 struct Runtime {
     uint64_t* heap;
@@ -87,12 +73,6 @@ struct Step {
     Task call;              // CALL
 };
 
-__device__ __forceinline__ Task make_task(Fn fn, int d, uint32_t s, Tree a, Tree b, uint64_t base) {
-    Task t;
-    t.fn = fn; t.d = (uint8_t)d; t.s = (uint8_t)s; t.slot = 0; t.frame = 0;
-    t.a = a; t.b = b; t.base = base;
-    return t;
-}
 __device__ __forceinline__ Step value_step(Tree v) { Step st; st.what = Step::kValue; st.value = v; return st; }
 __device__ __forceinline__ Step call_step(const Task& t) { Step st; st.what = Step::kCall; st.call = t; return st; }
 __device__ __forceinline__ Step split_step(uint32_t kind, int d, uint32_t s, uint64_t join_base, int children) {
@@ -169,19 +149,6 @@ __device__ __forceinline__ bool splits(const Task& t) {
     return t.d > 0 && (t.fn == kWarp || !is_leaf(t.a));
 }
 
-__device__ __forceinline__ Task load_task(const Task* p) {  // from L2: written by any SM
-    const ulonglong2* q = reinterpret_cast<const ulonglong2*>(p);
-    const ulonglong2 x = __ldcg(q), y = __ldcg(q + 1);
-    Task t;
-    reinterpret_cast<ulonglong2*>(&t)[0] = x;
-    reinterpret_cast<ulonglong2*>(&t)[1] = y;
-    return t;
-}
-__device__ __forceinline__ void store_task(Task* p, const Task& t) {
-    __stcg(reinterpret_cast<ulonglong2*>(p), reinterpret_cast<const ulonglong2*>(&t)[0]);
-    __stcg(reinterpret_cast<ulonglong2*>(p) + 1, reinterpret_cast<const ulonglong2*>(&t)[1]);
-}
-
 // Splits a call: its frame goes to global memory, its sub-calls are returned
 // in `out` (1 or 2 of them). Returns their number.
 __device__ int split(const Runtime& rt, const Task& t, Task out[2]) {
@@ -223,10 +190,8 @@ __device__ void finish(const Runtime& rt, uint32_t next, Tree result, uint32_t f
         __threadfence();
         if (atomicSub(&F->pending, 1u) != 1u) return;  // the other sub-call is still running
         __threadfence();
-        Frame f;
-        f.kind = __ldcg(&F->kind); f.d = __ldcg(&F->d); f.s = __ldcg(&F->s);
-        f.parent = __ldcg(&F->parent); f.parent_slot = __ldcg(&F->parent_slot); f.base = __ldcg(&F->base);
-        const Tree l = __ldcg(&F->result[0]), r = __ldcg(&F->result[1]);
+        const Frame f = load_frame(F);
+        const Tree l = f.result[0], r = f.result[1];
         Step st;
         switch (f.kind) {
             case kRootFrame: *root = l; return;
