@@ -18,7 +18,8 @@
 #   glsl      the GLSL sort timed through Vulkan (GLSL_BENCH)
 #   tree      the tree table: JS, C++, SEED/GROW/WORK, the project's runtime
 #             at TREE_DEPTHS, depth 20 repeated TREE_REPEATS times
-#   ncu       the tree evaluators' stall and memory-traffic analysis (NCU_DEPTH)
+#   ncu       the tree evaluators' stall and memory-traffic analysis (NCU_DEPTH,
+#             NCU_PROGRAMS)
 set -uo pipefail
 out=${OUT:-$PWD/gpu-logs}
 mkdir -p "$out"
@@ -85,7 +86,7 @@ for step in "$@"; do
       note "tree: exit $?"; grep -E "^tree|checksum|time" "$out/tree.txt" | tail -12 >>"$out/summary.txt" ;;
     ncu)
       d=${NCU_DEPTH:-20}
-      for p in tree_seed_grow_work tree_bitonic_gpu; do
+      for p in ${NCU_PROGRAMS:-tree_seed_grow_work tree_bitonic_gpu}; do
         ncu --clock-control none --kernel-name regex:'seed_grow_work|evaluate' --csv --page raw \
             --section WarpStateStats --section LaunchStats --section Occupancy \
             --metrics l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum,l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum,l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum,l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum,lts__t_bytes.sum,dram__bytes.sum,gpu__time_duration.sum \
