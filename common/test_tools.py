@@ -10,7 +10,6 @@ used). Fails unless at least MIN_TESTS tests ran.
 
 import argparse
 import os
-import shutil
 import stat
 import subprocess
 import sys
