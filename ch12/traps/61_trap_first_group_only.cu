@@ -5,25 +5,50 @@
 #include "../../common/cli.h"         // companion: --help, --replay, a check that stdout was written
 #include "../../common/cuda_check.h"  // companion: CUDA error checks and the no-GPU rule
 
+// ---- trap only: what this file is ----
 // Chapter 12.2 -- COMMON TRAP on the GPU: tid < dist on every pass.
 //
-// 61_bitonic_merge_multipass.cu's kernel with ONE line changed (marked THE
-// TRAP): the active-thread test is the simpler tid < dist, which is right for
-// the first pass only. The active pairs are still disjoint, so there is no
-// race and the result is deterministic -- just wrong: from dist = 2 on, only
-// the first group of size 2*dist is ever compared.
+// This file is 61_bitonic_merge_multipass.cu with the line marked THE TRAP
+// changed, in the kernel and in the book's host replay alike: the
+// active-thread test is the simpler tid < dist, which is right for the first
+// pass only. The active pairs are still disjoint, so there is no race and the
+// result is deterministic -- just wrong: from dist = 2 on, only the first
+// group of size 2*dist is ever compared. 61's own companion counters show it
+// (the pairs compared in each pass, counted as they ran); the lines marked
+// "trap only" add which group was left out.
+// ---- end of trap only ----
+// Chapter 12.2 main -- iterative, multi-pass bitonic merge on the GPU.
+// The recursive CPU version peels off one distance per call. On the GPU
+// we instead loop over distances (cnt/2, cnt/4, ..., 1) as separate
+// synchronized passes within one block, because every thread must finish
+// the CURRENT distance's comparisons before ANY thread starts the NEXT,
+// smaller distance -- the next pass's groups are built out of the
+// previous pass's results.
 //
-// As in 61, each thread copies its element into g_trace after every pass, so
-// each printed pass is what the GPU left behind; here each thread also
-// records in g_compared whether it compared a pair, to show who was left out.
-__global__ void bitonic_merge_kernel(int* g_a, int cnt, int ascending, int* g_trace, int* g_compared) {
+// IMPORTANT: at distance `dist`, the range does NOT act as a single
+// group of `dist` independent comparisons the way the very first pass
+// does. It splits into multiple independent groups of size 2*dist, and
+// thread `tid` only participates if (tid % (2*dist)) < dist, comparing
+// itself against tid+dist. Using the simpler "tid < dist" is WRONG for
+// every pass after the first, because it only touches the first group
+// and silently leaves every other group untouched.
+//
+// Companion additions, marked below: so that every "pass N" line printed is
+// what the GPU itself left behind, each thread copies its element into row
+// `pass` of g_trace after the pass (between two barriers: the book's one
+// makes the pass's swaps visible, the second keeps any thread from starting
+// the next pass while another is still copying); and every thread that
+// compares a pair adds 1 to g_active[pass], so the number of active pairs
+// per pass is measured on the GPU rather than printed as a formula.
+__global__ void bitonic_merge_kernel(int* g_a, int cnt, int ascending,
+                                     int* g_trace, int* g_active) {  // companion: the last two
     int tid = threadIdx.x;
     if (tid >= cnt) return;
 
-    int pass = 0;
+    int pass = 0;  // companion
     for (int dist = cnt / 2; dist >= 1; dist /= 2) {
-        bool active = (tid < dist);  // <-- THE TRAP: the book's test is (tid % (2 * dist)) < dist
-        if (active) {
+        if (tid < dist) {  // <-- THE TRAP: the book's test is (tid % (2 * dist)) < dist
+            atomicAdd(&g_active[pass], 1);  // companion: one more active pair
             int i = tid;
             int j = tid + dist;
             int lo = g_a[i];
@@ -34,29 +59,28 @@ __global__ void bitonic_merge_kernel(int* g_a, int cnt, int ascending, int* g_tr
                 g_a[j] = lo;
             }
         }
-        g_compared[pass * cnt + tid] = active ? 1 : 0;
         __syncthreads();
-        g_trace[pass * cnt + tid] = g_a[tid];
-        __syncthreads();
-        pass++;
+        g_trace[pass * cnt + tid] = g_a[tid];  // companion: snapshot of this pass
+        __syncthreads();                       // companion: copy done before the next pass
+        pass++;                                // companion
     }
 }
 
-// What one run leaves behind: the array after each pass, and which threads compared.
-struct Run {
-    std::vector<std::vector<int>> passes, compared;
-};
-
-// ---- The book's host replay of the kernel's threads, with the same trap
-// ---- (--replay: no GPU needed). ----
-Run host_replay(std::vector<int> a, bool ascending) {
+// ---- Host-side replay of the identical per-pass, per-thread logic:
+// ---- every thread's action at a given distance depends only on values
+// ---- the PREVIOUS pass finished writing, exactly what __syncthreads()
+// ---- enforces between passes on real hardware. ----
+// (Companion: the book runs this loop inside main; here it is --replay. It
+// returns the array after every pass, and counts the active pairs too.)
+std::vector<std::vector<int>> host_replay(std::vector<int> a, bool ascending, std::vector<int>& active) {
     int n = (int)a.size();
-    Run run;
+    std::vector<std::vector<int>> passes;
     for (int dist = n / 2; dist >= 1; dist /= 2) {
-        std::vector<int> next_a = a, compared(n, 0);
+        std::vector<int> next_a = a;
+        int pairs = 0;
         for (int tid = 0; tid < n; tid++) {
             if (tid < dist) {  // <-- THE TRAP, as in the kernel
-                compared[tid] = 1;
+                pairs++;
                 int i = tid;
                 int j = tid + dist;
                 bool should_swap = ascending ? (a[i] > a[j]) : (a[i] < a[j]);
@@ -67,45 +91,45 @@ Run host_replay(std::vector<int> a, bool ascending) {
             }
         }
         a = next_a;
-        run.passes.push_back(a);
-        run.compared.push_back(compared);
+        passes.push_back(a);
+        active.push_back(pairs);
     }
-    return run;
+    return passes;
 }
 
-// ---- Companion: the real launch -- one block of n threads runs every pass. ----
-Run run_on_gpu(const std::vector<int>& a, bool ascending) {
+// ---- Companion: the real launch -- one block of n threads runs every pass;
+// ---- the trace rows come back as the array after each pass. ----
+std::vector<std::vector<int>> run_on_gpu(const std::vector<int>& a, bool ascending, std::vector<int>& active) {
     int n = (int)a.size();
     int num_passes = 0;
     for (int dist = n / 2; dist >= 1; dist /= 2) num_passes++;
-    int *d_a = nullptr, *d_trace = nullptr, *d_compared = nullptr;
+    int *d_a = nullptr, *d_trace = nullptr, *d_active = nullptr;
     CUDA_CHECK(cudaMalloc(&d_a, n * sizeof(int)));
     CUDA_CHECK(cudaMalloc(&d_trace, num_passes * n * sizeof(int)));
-    CUDA_CHECK(cudaMalloc(&d_compared, num_passes * n * sizeof(int)));
+    CUDA_CHECK(cudaMalloc(&d_active, num_passes * sizeof(int)));
     CUDA_CHECK(cudaMemcpy(d_a, a.data(), n * sizeof(int), cudaMemcpyHostToDevice));
-    bitonic_merge_kernel<<<1, n>>>(d_a, n, ascending ? 1 : 0, d_trace, d_compared);
+    CUDA_CHECK(cudaMemset(d_active, 0, num_passes * sizeof(int)));
+    bitonic_merge_kernel<<<1, n>>>(d_a, n, ascending ? 1 : 0, d_trace, d_active);
     CUDA_CHECK_LAUNCH();
     CUDA_CHECK(cudaDeviceSynchronize());
-    std::vector<int> trace(num_passes * n), compared(num_passes * n);
+    std::vector<int> trace(num_passes * n);
+    active.resize(num_passes);
     CUDA_CHECK(cudaMemcpy(trace.data(), d_trace, trace.size() * sizeof(int), cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(compared.data(), d_compared, compared.size() * sizeof(int), cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaFree(d_compared));
+    CUDA_CHECK(cudaMemcpy(active.data(), d_active, num_passes * sizeof(int), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaFree(d_active));
     CUDA_CHECK(cudaFree(d_trace));
     CUDA_CHECK(cudaFree(d_a));
-    Run run;
-    for (int p = 0; p < num_passes; p++) {
-        run.passes.emplace_back(trace.begin() + p * n, trace.begin() + (p + 1) * n);
-        run.compared.emplace_back(compared.begin() + p * n, compared.begin() + (p + 1) * n);
-    }
-    return run;
+    std::vector<std::vector<int>> passes;
+    for (int p = 0; p < num_passes; p++) passes.emplace_back(trace.begin() + p * n, trace.begin() + (p + 1) * n);
+    return passes;
 }
 
 int main(int argc, char** argv) {
-    bool replay = ch12::lesson_args(argc, argv, "Section 12.2 COMMON TRAP on the GPU: tid < dist on every pass", true);
+    bool replay = ch12::lesson_args(argc, argv, "Section 12.2 COMMON TRAP on the GPU: tid < dist on every pass", true);  // <-- trap only
     if (replay) printf("[--replay: the book's CPU replay -- a host loop plays the kernel's threads; no GPU was used]\n");
     else ch12::require_cuda_device(ch12::program_name(argv[0]), ch12::kReplayHint);
 
-    printf("=== Section 12.2 COMMON TRAP on the GPU: tid < dist on every pass ===\n\n");
+    printf("=== Section 12.2 COMMON TRAP on the GPU: tid < dist on every pass ===\n\n");  // <-- trap only
 
     std::vector<int> a = {2, 4, 6, 8, 9, 7, 5, 3};
     int n = (int)a.size();
@@ -115,40 +139,49 @@ int main(int argc, char** argv) {
     for (int v : a) printf("%d ", v);
     printf("\n\n");
 
-    Run run = replay ? host_replay(a, ascending) : run_on_gpu(a, ascending);
+    std::vector<int> active;  // companion: pairs compared in each pass, counted as they ran
+    std::vector<std::vector<int>> passes = replay ? host_replay(a, ascending, active)  // companion: the array
+                                                  : run_on_gpu(a, ascending, active);  // companion: after each pass
     int pass_num = 0;
     for (int dist = n / 2; dist >= 1; dist /= 2) {
-        a = run.passes[pass_num];
-        printf("pass %d (dist=%d): ", pass_num + 1, dist);
-        for (int v : a) printf("%d ", v);
-        printf("  <- threads that compared:");
-        for (int tid = 0; tid < n; tid++)
-            if (run.compared[pass_num][tid]) printf(" %d", tid);
-        printf("\n");
+        a = passes[pass_num];  // companion: the array as this pass left it
         pass_num++;
+        printf("pass %d (dist=%d): ", pass_num, dist);
+        for (int v : a) printf("%d ", v);
+        printf("\n");
     }
     printf("\n");
-
-    // Pass 2 is dist = 2: its groups are {0,1,2,3} and {4,5,6,7}.
-    bool group2_compared = false;
-    for (int tid = 4; tid < 8; tid++) group2_compared = group2_compared || (run.compared[1][tid] != 0);
-    printf("at dist=2 threads 4..7 compared %s: group {4,5,6,7} was %s\n",
-           group2_compared ? "a pair" : "nothing", group2_compared ? "compared" : "never compared");
-    const std::vector<int>& p1 = run.passes[0];
-    const std::vector<int>& p2 = run.passes[1];
+    // ---- trap only: which group pass 2 (dist = 2) left out ----
+    const std::vector<int>& p1 = passes[0];
+    const std::vector<int>& p2 = passes[1];
     bool unchanged = std::equal(p1.begin() + 4, p1.end(), p2.begin() + 4);
+    printf("at dist=2 the groups are {0,1,2,3} and {4,5,6,7}; %d pair(s) were compared\n", active[1]);
     printf("positions 4..7 after pass 1: %d %d %d %d, after pass 2: %d %d %d %d%s\n",
-           p1[4], p1[5], p1[6], p1[7], p2[4], p2[5], p2[6], p2[7], unchanged ? " (unchanged)" : "");
+           p1[4], p1[5], p1[6], p1[7], p2[4], p2[5], p2[6], p2[7],
+           unchanged ? " (unchanged): group {4,5,6,7} was never compared" : "");
     printf("(compare 61's own pass 2 line: its group-aware test compares this group too)\n\n");
+    // ---- end of trap only ----
 
     std::vector<int> expected = {2, 3, 4, 5, 6, 7, 8, 9};
     bool sorted = std::is_sorted(a.begin(), a.end());
     bool ok = sorted && (a == expected);
+    bool half_every_pass = std::count(active.begin(), active.end(), n / 2) == (long)active.size();  // companion
+    ok = ok && half_every_pass;  // companion: the counted pairs are part of the self-check
 
     printf("expected: 2 3 4 5 6 7 8 9\n\n");
+    if (half_every_pass) {  // companion: the book's line only when the counts say so
+        printf("exactly n/2 = %d independent pairs are active at every single pass,\n", n / 2);
+    } else {                                                                  // companion
+        printf("the pairs active in each pass were");                         // companion
+        for (int c : active) printf(" %d", c);                                // companion
+        printf(", not n/2 = %d at every single pass -- BUG\n", n / 2);       // companion
+    }                                                                         // companion
+    // ---- trap only: (61 prints here that the group-aware test kept every group paired) ----
     printf("tid < dist is only the first pass's condition: from dist=2 on it activates\n");
     printf("the first group alone, and every later group is silently left out.\n");
+    // ---- end of trap only ----
     printf("\nself-check: iterative kernel matches recursive CPU baseline: %s\n",
            ok ? "confirmed" : "MISMATCH");
+    if (replay) printf("[--replay: the checks above judged the host loop's result, on the CPU; no kernel ran]\n");  // companion
     return ok ? 0 : 1;
 }

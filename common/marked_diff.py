@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""Keeps the copies of a file from drifting away from what they copy: each
+COMMON TRAP from its lesson, each exercise solution from its starter.
+
+    marked_diff.py traps [--repo DIR]       every ch12/traps/NN_trap_*.c* against ch12/NN_*.c*
+    marked_diff.py exercises [--repo DIR]   every ch12/exercises/solutions/* against its starter
+
+A trap is its lesson with a few lines changed on purpose. Every line of the
+trap that differs from the lesson must be marked, one of three ways:
+
+    ... // <-- THE TRAP: ...          the wrong line itself
+    ... // <-- trap only: ...         a line changed to show or search for the damage
+    // ---- trap only: <what> ----    a block of such lines, down to and including
+    ...                               the line
+    // ---- end of trap only ----
+
+and a lesson line the trap leaves out may only be missing right next to a
+marked line or block (which says what replaces it). Blank lines may come and
+go. Anything else -- a lesson
+line edited after the trap was made, a line added to the trap without a mark --
+is reported with both files' line numbers. The one difference allowed without
+a mark: a trap sits a folder deeper, so its `#include "../../common/...`
+stands for the lesson's `#include "../common/...`.
+
+A solution is its starter with the code between
+
+    // ---- exercise N: your code ... ----
+    ...
+    // ---- end of your code ----
+
+filled in: outside those regions the two files must be identical, line for line.
+
+Exit status: 0 when every pair holds, 1 when one does not (each problem is
+printed), 2 when a pair cannot be found or read.
+"""
+
+import argparse
+import difflib
+import glob
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+
+TRAP_LINE = re.compile(r"<-- (THE TRAP|trap only)\b")
+TRAP_BEGIN = re.compile(r"^\s*// ---- trap only\b")
+TRAP_END = re.compile(r"^\s*// ---- end of trap only\b")
+YOURS_BEGIN = re.compile(r"^\s*// ---- exercise \d+: your code\b")
+YOURS_END = re.compile(r"^\s*// ---- end of your code\b")
+
+
+def read_lines(path):
+    with open(path, encoding="utf-8", newline="") as f:
+        return f.read().replace("\r\n", "\n").split("\n")
+
+
+def trap_marks(trap):
+    """Which lines of the trap are marked (a list of bools), and the problems
+    with the marks themselves (a block never closed, an end with no begin)."""
+    marked, problems, open_at = [], [], None
+    for number, line in enumerate(trap, 1):
+        if TRAP_BEGIN.search(line):
+            if open_at is not None:
+                problems.append("line %d: a trap-only block opens inside the one opened at line %d" % (number, open_at))
+            open_at = number
+            marked.append(True)
+        elif TRAP_END.search(line):
+            if open_at is None:
+                problems.append("line %d: 'end of trap only' with no block open" % number)
+            open_at = None
+            marked.append(True)
+        else:
+            marked.append(open_at is not None or bool(TRAP_LINE.search(line)))
+    if open_at is not None:
+        problems.append("line %d: a trap-only block is never closed" % open_at)
+    return marked, problems
+
+
+def normalise_trap_line(line):
+    return line.replace('#include "../../common/', '#include "../common/', 1) if line.startswith("#include") else line
+
+
+def trap_problems(lesson, trap):
+    """The differences between a lesson and its trap (lists of lines) that
+    no mark allows. An empty list: the trap is its lesson plus marked lines."""
+    marked, problems = trap_marks(trap)
+    if not any("<-- THE TRAP" in line for line in trap):
+        problems.append("no line is marked '<-- THE TRAP': which line is wrong on purpose?")
+    normalised = [normalise_trap_line(line) for line in trap]
+    matcher = difflib.SequenceMatcher(None, lesson, normalised, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        unmarked = [j for j in range(j1, j2) if not marked[j] and trap[j].strip()]
+        for j in unmarked:
+            problems.append("trap line %d differs from the lesson and is not marked: %s" % (j + 1, trap[j].strip()))
+        if tag == "delete":
+            beside_a_mark = (j1 > 0 and marked[j1 - 1]) or (j1 < len(trap) and marked[j1])
+            if not beside_a_mark:
+                for i in [i for i in range(i1, i2) if lesson[i].strip()]:
+                    problems.append("lesson line %d is missing from the trap (at trap line %d), with no mark beside it: %s"
+                                    % (i + 1, j1 + 1, lesson[i].strip()))
+    return problems
+
+
+def regions(lines, begin, end, what):
+    """Splits lines into [outside, inside, outside, inside, ..., outside]."""
+    parts, current, inside, problems = [], [], False, []
+    for number, line in enumerate(lines, 1):
+        if begin.search(line):
+            if inside:
+                problems.append("%s line %d: a region opens inside another" % (what, number))
+            current.append(line)
+            parts.append(current)
+            current, inside = [], True
+        elif end.search(line):
+            if not inside:
+                problems.append("%s line %d: a region ends that never began" % (what, number))
+            parts.append(current)
+            current, inside = [line], False
+        else:
+            current.append(line)
+    if inside:
+        problems.append("%s: a region is never closed" % what)
+    parts.append(current)
+    return parts, problems
+
+
+def exercise_problems(starter, solution):
+    """The differences between a starter and its solution outside the
+    regions the student fills in. An empty list: they differ only there."""
+    s_parts, problems = regions(starter, YOURS_BEGIN, YOURS_END, "starter")
+    o_parts, more = regions(solution, YOURS_BEGIN, YOURS_END, "solution")
+    problems += more
+    if len(s_parts) < 3:
+        problems.append("the starter has no '// ---- exercise N: your code' region")
+    if len(s_parts) != len(o_parts):
+        problems.append("the starter has %d region(s) to fill in, the solution %d"
+                        % (len(s_parts) // 2, len(o_parts) // 2))
+        return problems
+    s_line = o_line = 1
+    for k, (s, o) in enumerate(zip(s_parts, o_parts)):
+        if k % 2 == 0 and s != o:
+            for line in difflib.unified_diff(s, o, "starter (from line %d)" % s_line,
+                                             "solution (from line %d)" % o_line, lineterm="", n=1):
+                problems.append("outside the exercise's region: " + line)
+        s_line += len(s)
+        o_line += len(o)
+    return problems
+
+
+def trap_pairs(repo):
+    pairs = []
+    for trap in sorted(glob.glob(os.path.join(repo, "ch12", "traps", "[0-9][0-9]_trap_*.c*"))):
+        number = os.path.basename(trap)[:2]
+        lessons = [p for p in glob.glob(os.path.join(repo, "ch12", number + "_*.c*"))
+                   if os.path.splitext(p)[1] in (".cpp", ".cu")]
+        pairs.append((lessons[0] if len(lessons) == 1 else None, trap))
+    return pairs
+
+
+def exercise_pairs(repo):
+    pairs = []
+    for solution in sorted(glob.glob(os.path.join(repo, "ch12", "exercises", "solutions", "*.c*"))):
+        name = os.path.basename(solution)
+        starters = glob.glob(os.path.join(repo, "ch12", "exercises", "*", name))
+        starters = [s for s in starters if os.sep + "solutions" + os.sep not in s]
+        pairs.append((starters[0] if len(starters) == 1 else None, solution))
+    return pairs
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("what", choices=["traps", "exercises"])
+    parser.add_argument("--repo", default=REPO)
+    args = parser.parse_args()
+    pairs = trap_pairs(args.repo) if args.what == "traps" else exercise_pairs(args.repo)
+    check = trap_problems if args.what == "traps" else exercise_problems
+    if not pairs:
+        print("marked_diff.py: no %s found under %s" % (args.what, args.repo), file=sys.stderr)
+        return 2
+    failed = False
+    for original, copy in pairs:
+        rel = os.path.relpath(copy, args.repo)
+        if original is None:
+            print("marked_diff.py: %s: cannot tell which file it copies" % rel, file=sys.stderr)
+            return 2
+        problems = check(read_lines(original), read_lines(copy))
+        print("%s against %s: %s" % (rel, os.path.relpath(original, args.repo),
+                                     "only marked differences" if not problems else "%d problem(s)" % len(problems)))
+        for p in problems:
+            print("  " + p)
+        failed = failed or bool(problems)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Tests of marked_diff.py and check_replay_goldens.py: on the repository's
+own traps, exercises and goldens, and on copies of them broken on purpose --
+a drift that the tools do not catch is a failure.
+
+    python3 common/test_marked_diff.py
+"""
+
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import check_replay_goldens  # noqa: E402
+import marked_diff  # noqa: E402
+import suite  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+
+
+def lines_of(rel):
+    return marked_diff.read_lines(os.path.join(REPO, rel))
+
+
+class TrapDiffTest(unittest.TestCase):
+    LESSON = "ch12/61_bitonic_merge_multipass.cu"
+    TRAP = "ch12/traps/61_trap_first_group_only.cu"
+
+    def setUp(self):
+        self.lesson = lines_of(self.LESSON)
+        self.trap = lines_of(self.TRAP)
+
+    def test_every_trap_holds_as_shipped(self):
+        pairs = marked_diff.trap_pairs(REPO)
+        self.assertEqual(len(pairs), 5)
+        for lesson, trap in pairs:
+            self.assertIsNotNone(lesson, trap)
+            self.assertEqual(marked_diff.trap_problems(marked_diff.read_lines(lesson), marked_diff.read_lines(trap)),
+                             [], trap)
+
+    def test_a_lesson_line_edited_later_is_caught(self):
+        i = self.lesson.index("    bool should_swap = ascending ? (lo > hi) : (lo < hi);".replace("    ", "            ", 1))
+        lesson = list(self.lesson)
+        lesson[i] = lesson[i].replace("(lo > hi)", "(lo >= hi)")
+        problems = marked_diff.trap_problems(lesson, self.trap)
+        self.assertTrue(any("not marked" in p and "lo > hi" in p for p in problems), problems)
+
+    def test_a_lesson_line_added_later_is_caught(self):
+        i = self.lesson.index("    int pass_num = 0;")
+        lesson = self.lesson[:i] + ['    printf("a line the lesson gained\\n");'] + self.lesson[i:]
+        problems = marked_diff.trap_problems(lesson, self.trap)
+        self.assertTrue(any("missing from the trap" in p and "gained" in p for p in problems), problems)
+
+    def test_an_unmarked_line_in_the_trap_is_caught(self):
+        i = self.trap.index("    int pass_num = 0;")
+        trap = self.trap[:i] + ["    pass_num_offset = 1;"] + self.trap[i:]
+        problems = marked_diff.trap_problems(self.lesson, trap)
+        self.assertTrue(any("pass_num_offset" in p for p in problems), problems)
+
+    def test_a_marked_line_or_block_may_differ(self):
+        trap = list(self.trap)
+        inside = trap.index("    // ---- trap only: which group pass 2 (dist = 2) left out ----") + 1
+        trap[inside] = trap[inside] + "  // changed inside a block"
+        i = trap.index("    int pass_num = 0;")
+        trap.insert(i, "    int unused = 0;  // <-- trap only: a marked line")
+        self.assertEqual(marked_diff.trap_problems(self.lesson, trap), [])
+
+    def test_an_unclosed_block_and_a_trap_without_its_line_are_caught(self):
+        trap = [l for l in self.trap if "---- end of trap only" not in l]
+        self.assertTrue(any("never closed" in p or "opens inside" in p for p in marked_diff.trap_problems(self.lesson, trap)))
+        trap = [l.replace("<-- THE TRAP", "<-- trap only") for l in self.trap]
+        self.assertTrue(any("THE TRAP" in p for p in marked_diff.trap_problems(self.lesson, trap)))
+
+    def test_the_include_path_is_the_one_free_difference(self):
+        trap = [l.replace('"../../common/cli.h"', '"../../common/other.h"') for l in self.trap]
+        self.assertTrue(marked_diff.trap_problems(self.lesson, trap))
+
+
+class ExerciseDiffTest(unittest.TestCase):
+    STARTER = ["a", "// ---- exercise 1: your code ----", "todo", "// ---- end of your code ----", "b"]
+
+    def test_every_solution_holds_as_shipped(self):
+        pairs = marked_diff.exercise_pairs(REPO)
+        self.assertEqual(len(pairs), 5)
+        for starter, solution in pairs:
+            self.assertIsNotNone(starter, solution)
+            self.assertEqual(marked_diff.exercise_problems(marked_diff.read_lines(starter),
+                                                           marked_diff.read_lines(solution)), [], solution)
+
+    def test_only_the_region_may_differ(self):
+        solution = list(self.STARTER)
+        solution[2:3] = ["done", "and more"]
+        self.assertEqual(marked_diff.exercise_problems(self.STARTER, solution), [])
+        solution[-1] = "b changed"
+        self.assertTrue(marked_diff.exercise_problems(self.STARTER, solution))
+
+    def test_a_missing_region_is_caught(self):
+        self.assertTrue(marked_diff.exercise_problems(["a"], ["a"]))
+        self.assertTrue(marked_diff.exercise_problems(self.STARTER, ["a", "todo", "b"]))
+
+    def test_the_command_line_fails_on_a_drifted_copy(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            shutil.copytree(os.path.join(REPO, "ch12"), os.path.join(tmp, "ch12"))
+            tool = [sys.executable, os.path.join(HERE, "marked_diff.py")]
+            self.assertEqual(subprocess.run(tool + ["traps", "--repo", tmp], stdout=subprocess.PIPE).returncode, 0)
+            lesson = os.path.join(tmp, "ch12", "63_bitonic_sort_iterative.cu")
+            with open(lesson) as f:
+                text = f.read()
+            with open(lesson, "w") as f:
+                f.write(text.replace("bool ascending = ((i & k) == 0);", "bool ascending = ((i & k) != 0);", 1))
+            p = subprocess.run(tool + ["traps", "--repo", tmp], stdout=subprocess.PIPE)
+            self.assertEqual(p.returncode, 1)
+            self.assertIn(b"63_trap_no_pair_guard.cu", p.stdout)
+
+
+class ReplayGoldenTest(unittest.TestCase):
+    def test_every_replay_golden_is_labelled_first_and_last(self):
+        paths = glob.glob(os.path.join(REPO, "expected_output", "*.replay.txt"))
+        self.assertGreaterEqual(len(paths), 6)
+        for path in paths:
+            self.assertEqual(check_replay_goldens.problems_of(path), [], path)
+
+    def test_a_replay_without_its_closing_line_or_with_a_changed_book_line_fails(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            for name in ("63_bitonic_sort_iterative.replay.txt", "63_bitonic_sort_iterative.txt"):
+                shutil.copy(os.path.join(REPO, "expected_output", name), tmp)
+            replay = os.path.join(tmp, "63_bitonic_sort_iterative.replay.txt")
+            with open(replay) as f:
+                lines = f.read().split("\n")
+            with open(replay, "w") as f:
+                f.write("\n".join(lines[:-2]) + "\n")  # the closing line dropped
+            self.assertTrue(any("last line" in p for p in check_replay_goldens.problems_of(replay)))
+            lines[3] = lines[3] + " changed"
+            with open(replay, "w") as f:
+                f.write("\n".join(lines))
+            self.assertTrue(any("book's output" in p for p in check_replay_goldens.problems_of(replay)))
+
+
+MIN_TESTS = 13
+
+if __name__ == "__main__":
+    suite.run([TrapDiffTest, ExerciseDiffTest, ReplayGoldenTest], MIN_TESTS)
