@@ -2,7 +2,7 @@
 //
 // The lessons show each claim on one example (the book's input). This
 // program checks each one exhaustively for small n, using the lessons' own
-// functions (copied from 58, 60, 62 and 63 unchanged, with a hook that
+// functions (copied from 58, 60, 61, 62 and 63 unchanged, with a hook that
 // records each comparison), and prints for each claim what was checked, how
 // many cases, and whether it held:
 //
@@ -11,9 +11,15 @@
 //   2. the split lemma (12.1): one compare-exchange split at distance n/2
 //      leaves two bitonic halves, every left value <= every right value.
 //   3. the recursive merge (60) sorts every bitonic input.
-//   4. the iterative double loop (63) makes exactly the comparisons the
+//   4. 61's iterative merge, with its group-aware test, gives what the
+//      recursive merge (60) gives, making the same comparisons.
+//   5. a run sorted ascending followed by a run sorted descending is bitonic,
+//      whatever the values (self-check question 5).
+//   6. the iterative double loop (63) makes exactly the comparisons the
 //      recursion (62) makes, pass by pass.
-//   5. n = 16 takes 10 passes; in general log2(n) (log2(n) + 1) / 2.
+//   7. n = 16 takes 10 passes; in general log2(n) (log2(n) + 1) / 2.
+//   8. which comparisons are made is fixed by n alone -- but the 32 threads
+//      of a warp do not all take the same branch.
 //
 //   chapter_claims          (takes no options but --help)
 
@@ -105,6 +111,29 @@ int bitonic_sort_iterative(std::vector<int>& a) {
     return pass_count;
 }
 
+// 61: the iterative multi-pass merge (the book's host replay of its kernel:
+// every thread at one distance reads the previous pass's array), with the
+// recording hook (k = 0: a merge on its own, not a stage of a sort).
+void bitonic_merge_iterative(std::vector<int>& a, bool ascending) {
+    int n = (int)a.size();
+    for (int dist = n / 2; dist >= 1; dist /= 2) {
+        std::vector<int> next_a = a;
+        for (int tid = 0; tid < n; tid++) {
+            if ((tid % (2 * dist)) < dist) {
+                int i = tid;
+                int j = tid + dist;
+                if (g_record) g_record->push_back({0, dist, i, j, ascending});
+                bool should_swap = ascending ? (a[i] > a[j]) : (a[i] < a[j]);
+                if (should_swap) {
+                    next_a[i] = a[j];
+                    next_a[j] = a[i];
+                }
+            }
+        }
+        a = next_a;
+    }
+}
+
 // ---- the definitions the claims are checked against --------------------------
 
 // Bitonic by the definition: SOME rotation is non-decreasing, then non-increasing.
@@ -169,7 +198,7 @@ static void verdict(bool held) {
 }
 
 int main(int argc, char** argv) {
-    ch12::CommandLine cl(argc, argv, "", "  checks the chapter's five claims exhaustively for small n (takes no options)\n");
+    ch12::CommandLine cl(argc, argv, "", "  checks the chapter's claims exhaustively for small n (takes no options)\n");
     cl.parse();
 
     printf("=== Chapter 12: the chapter's claims, checked exhaustively for small n ===\n\n");
@@ -203,13 +232,15 @@ int main(int argc, char** argv) {
         verdict(wrong == 0);
     }
 
-    // ---- claims 2 and 3 ----
+    // ---- claims 2, 3 and 4 ----
     {
-        long cases = 0, split_failures = 0, merge_failures = 0;
+        long cases = 0, split_failures = 0, merge_failures = 0, iterative_differences = 0;
         auto check = [&](const std::vector<int>& input) {
             int n = (int)input.size();
             for (bool ascending : {true, false}) {
                 cases++;
+                std::vector<int> it = input;
+                bitonic_merge_iterative(it, ascending);
                 std::vector<int> a = input;
                 compare_exchange_split(a, 0, n / 2, ascending);
                 std::vector<int> left(a.begin(), a.begin() + n / 2), right(a.begin() + n / 2, a.end());
@@ -225,6 +256,7 @@ int main(int argc, char** argv) {
                 std::vector<int> got = m;
                 std::sort(got.begin(), got.end());
                 if (!sorted || got != same) merge_failures++;
+                if (it != m) iterative_differences++;
             }
         };
         long zero_one = 0, perms = 0;
@@ -244,9 +276,57 @@ int main(int argc, char** argv) {
         printf("  checked on the same %ld cases: sorted in the asked direction, same values\n", cases);
         printf("  failures: %ld\n", merge_failures);
         verdict(merge_failures == 0);
+
+        // and the two merges make the same comparisons: (distance, i, i + dist, direction)
+        long comparisons = 0, comparison_differences = 0;
+        for (int n : {8, 16}) {
+            for (bool ascending : {true, false}) {
+                std::vector<Comparison> recursive, iterative;
+                std::vector<int> a(n, 0), b(n, 0);
+                g_record = &recursive;
+                bitonic_merge_cpu(a, 0, n, ascending);
+                g_record = &iterative;
+                bitonic_merge_iterative(b, ascending);
+                g_record = nullptr;
+                for (auto& c : recursive) c.k = 0;  // a merge on its own: no stage
+                comparisons += (long)iterative.size();
+                std::sort(recursive.begin(), recursive.end());
+                std::sort(iterative.begin(), iterative.end());
+                if (recursive != iterative) comparison_differences++;
+            }
+        }
+        printf("claim 4 (12.2): 61's iterative merge -- one pass per distance, thread tid\n");
+        printf("active when (tid %% (2*dist)) < dist -- gives what the recursive merge gives\n");
+        printf("  checked on the same %ld cases: different results: %ld\n", cases, iterative_differences);
+        printf("  and the comparisons (distance, i, i + dist, direction) of the two, for\n");
+        printf("  n = 8 and 16, both directions: %ld comparisons; merges where they differ: %ld\n",
+               comparisons, comparison_differences);
+        verdict(iterative_differences == 0 && comparison_differences == 0);
     }
 
-    // ---- claim 4 ----
+    // ---- claim 5 ----
+    {
+        long cases = 0, failures = 0;
+        for (int n = 1; n <= 8; n++) {
+            for_each_sequence(n, 4, [&](const std::vector<int>& input) {
+                for (int m = 0; m <= n; m++) {  // the first m sorted up, the rest down
+                    std::vector<int> a = input;
+                    std::sort(a.begin(), a.begin() + m);
+                    std::sort(a.begin() + m, a.end(), [](int x, int y) { return x > y; });
+                    cases++;
+                    if (!bitonic_by_definition(a) || !is_bitonic(a)) failures++;
+                }
+            });
+        }
+        printf("claim 5 (12.3, self-check 5): a run sorted ascending followed by a run sorted\n");
+        printf("descending is bitonic, whatever the values\n");
+        printf("  checked on every sequence of length 1..8 over the values 0..3, cut at every\n");
+        printf("  point, the left part sorted ascending and the right part descending: %ld\n", cases);
+        printf("  cases, each against the definition and is_bitonic; not bitonic: %ld\n", failures);
+        verdict(failures == 0);
+    }
+
+    // ---- claim 6 ----
     {
         int sizes = 0;
         long comparisons = 0, differences = 0, zero_one_inputs = 0, output_differences = 0;
@@ -272,7 +352,7 @@ int main(int argc, char** argv) {
             zero_one_inputs++;
             if (a != b) output_differences++;
         });
-        printf("claim 4 (12.3): the iterative double loop makes exactly the comparisons the\n");
+        printf("claim 6 (12.3): the iterative double loop makes exactly the comparisons the\n");
         printf("recursion makes, pass by pass\n");
         printf("  checked for n = 2, 4, ..., 1024 (%d sizes): every comparison (i, l, direction)\n", sizes);
         printf("  of the recursive sort, filed under its pass (k = the size being merged,\n");
@@ -283,26 +363,88 @@ int main(int argc, char** argv) {
         verdict(differences == 0 && output_differences == 0);
     }
 
-    // ---- claim 5 ----
+    // ---- claim 7 ----
     {
         int sizes = 0, wrong = 0, passes16 = 0;
         for (int log_n = 1; log_n <= 20; log_n++) {
             int n = 1 << log_n;
-            int passes = 0;
-            for (int k = 2; k <= n; k *= 2)
-                for (int j = k / 2; j > 0; j /= 2) passes++;  // the double loop, without the work
+            std::vector<int> a(n);
+            for (int i = 0; i < n; i++) a[i] = (i * 13 + 5) % n;
+            int passes = bitonic_sort_iterative(a);  // 63's loop, work and all, counting its passes
             sizes++;
-            if (passes != log_n * (log_n + 1) / 2) wrong++;
-            if (n == 16) {
-                std::vector<int> a(16);
-                for (int i = 0; i < 16; i++) a[i] = (i * 13 + 5) % 16;
-                passes16 = bitonic_sort_iterative(a);
+            if (passes != log_n * (log_n + 1) / 2 || !std::is_sorted(a.begin(), a.end())) wrong++;
+            if (n == 16) passes16 = passes;
+        }
+        printf("claim 7 (12.3): n = 16 takes 10 passes, and in general log2(n) (log2(n) + 1) / 2\n");
+        printf("  counted: n = 16 (63's input) took %d passes; 63's double loop, sorting\n", passes16);
+        printf("  a[i] = (i*13+5) mod n, counted its own passes for n = 2 .. 2^20 (%d sizes):\n", sizes);
+        printf("  sizes where the count differs from the formula or the result is unsorted: %d\n", wrong);
+        verdict(passes16 == 10 && wrong == 0);
+    }
+
+    // ---- claim 8 ----
+    {
+        // Which comparisons: the same list for every input of one size.
+        const int n = 1024;
+        std::vector<Comparison> first, other;
+        std::vector<int> zeros(n, 0);
+        g_record = &first;
+        bitonic_sort_iterative(zeros);
+        int inputs = 0, different_lists = 0;
+        uint32_t state = 12345;
+        for (int r = 0; r < 20; r++) {
+            std::vector<int> a(n);
+            for (auto& x : a) { state = state * 1664525u + 1013904223u; x = (int)(state >> 8) % 1000; }
+            other.clear();
+            g_record = &other;
+            bitonic_sort_iterative(a);
+            inputs++;
+            if (other != first) different_lists++;
+        }
+        g_record = nullptr;
+        // The branches: for each pass and each warp of 32 consecutive threads,
+        // do the lanes agree on 63's three tests? (on the last random input)
+        std::vector<int> a(n);
+        for (auto& x : a) { state = state * 1664525u + 1013904223u; x = (int)(state >> 8) % 1000; }
+        long warp_passes = 0, split_guard = 0, split_direction = 0, split_swap = 0;
+        for (int k = 2; k <= n; k *= 2) {
+            for (int j = k / 2; j > 0; j /= 2) {
+                for (int w = 0; w < n / 32; w++) {
+                    int guard = 0, up = 0, swaps = 0, active = 0;
+                    for (int i = 32 * w; i < 32 * w + 32; i++) {
+                        int l = i ^ j;
+                        guard += (l > i);
+                        up += ((i & k) == 0);
+                        if (l > i) {
+                            active++;
+                            bool ascending = ((i & k) == 0);
+                            swaps += ascending ? (a[i] > a[l]) : (a[i] < a[l]);
+                        }
+                    }
+                    warp_passes++;
+                    split_guard += (guard != 0 && guard != 32);
+                    split_direction += (up != 0 && up != 32);
+                    split_swap += (swaps != 0 && swaps != active);
+                }
+                for (int i = 0; i < n; i++) {  // then the pass itself, so the next one sees its result
+                    int l = i ^ j;
+                    if (l > i) {
+                        bool ascending = ((i & k) == 0);
+                        if (ascending ? (a[i] > a[l]) : (a[i] < a[l])) std::swap(a[i], a[l]);
+                    }
+                }
             }
         }
-        printf("claim 5 (12.3): n = 16 takes 10 passes, and in general log2(n) (log2(n) + 1) / 2\n");
-        printf("  counted: n = 16 (63's input) took %d passes; the double loop's passes for\n", passes16);
-        printf("  n = 2 .. 2^20 (%d sizes) against the formula: %d differ\n", sizes, wrong);
-        verdict(passes16 == 10 && wrong == 0);
+        printf("claim 8 (12.3): which comparisons are made is fixed by n alone; the threads\n");
+        printf("of a warp still do not all take the same branch (the book says they do:\n");
+        printf("see ch12/ERRATA.md)\n");
+        printf("  63's double loop for n = %d on an all-zero input and on %d random inputs:\n", n, inputs);
+        printf("  %zu comparisons (k, j, i, l, direction) each; inputs whose list differs: %d\n",
+               first.size(), different_lists);
+        printf("  the lanes of one warp (32 consecutive i) in one pass, on a random input:\n");
+        printf("  of %ld (pass, warp) pairs, the lanes disagree on l > i in %ld, on the\n", warp_passes, split_guard);
+        printf("  direction (i & k) == 0 in %ld, and on whether to swap in %ld\n", split_direction, split_swap);
+        verdict(different_lists == 0 && split_guard > 0 && split_swap > 0);
     }
 
     printf("self-check: every claim held on every case checked: %s\n", all_held ? "confirmed" : "MISMATCH");
