@@ -22,6 +22,10 @@
 // 8 values, then checks that the exercise's arithmetic spelling and 63's
 // bitwise spelling ((i & stride), (i & stage)) agree, and that per-element
 // passes sort exactly like 63's pair-per-thread kernel and std::sort.
+//
+// --replay does the same on the CPU, the way the book replays its kernels: a
+// host loop plays each kernel's threads one after another, and 63's own host
+// replay (the double loop) stands in for 63's kernel. No GPU is needed.
 
 #include <algorithm>
 #include <cstdint>
@@ -75,6 +79,53 @@ __global__ void count_differences(const uint32_t* a, const uint32_t* b, uint32_t
     if (i < n && a[i] != b[i]) atomicAdd(count, 1ULL);
 }
 
+// ---- --replay: the same passes, a host loop playing the kernels' threads ----
+// (the bodies of the two kernels above, thread i at a time; no GPU).
+static void replay_pass_arithmetic(const uint32_t* in, uint32_t* out, uint32_t n, uint32_t stage, uint32_t stride,
+                                   int* record) {
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t strideBit = (i / stride) % 2;
+        uint32_t dirBit = (i / stage) % 2;
+        uint32_t partner = (strideBit == 0) ? i + stride : i - stride;
+        uint32_t me = in[i];
+        uint32_t other = in[partner];
+        out[i] = (strideBit == dirBit) ? std::min(me, other) : std::max(me, other);
+        if (record) {
+            record[4 * i + 0] = (int)strideBit;
+            record[4 * i + 1] = (int)dirBit;
+            record[4 * i + 2] = (int)partner;
+            record[4 * i + 3] = (int)other;
+        }
+    }
+}
+
+static void replay_pass_bitwise(const uint32_t* in, uint32_t* out, uint32_t n, uint32_t stage, uint32_t stride) {
+    for (uint32_t i = 0; i < n; i++) {
+        bool strideBit = (i & stride) != 0;
+        bool dirBit = (i & stage) != 0;
+        uint32_t me = in[i];
+        uint32_t other = in[i ^ stride];
+        out[i] = (strideBit == dirBit) ? std::min(me, other) : std::max(me, other);
+    }
+}
+
+// 63's host replay (the book's double loop), standing in for 63's kernel.
+static void replay_63(std::vector<uint32_t>& a) {
+    uint32_t n = (uint32_t)a.size();
+    for (uint32_t k = 2; k <= n; k *= 2) {
+        for (uint32_t j = k / 2; j > 0; j /= 2) {
+            for (uint32_t i = 0; i < n; i++) {
+                uint32_t l = i ^ j;
+                if (l > i) {
+                    bool ascending = ((i & k) == 0);
+                    bool should_swap = ascending ? (a[i] > a[l]) : (a[i] < a[l]);
+                    if (should_swap) std::swap(a[i], a[l]);
+                }
+            }
+        }
+    }
+}
+
 static const uint32_t kThreads = 256;
 static uint32_t blocks_for(uint32_t n) { return (n + kThreads - 1) / kThreads; }
 
@@ -96,15 +147,125 @@ static void print_values(const std::vector<uint32_t>& v) {
     printf("\n");
 }
 
+// Section 1's four-case table, from what each thread recorded.
+static void print_case_table(const std::vector<uint32_t>& input, const std::vector<int>& record,
+                             const std::vector<uint32_t>& after, const char* who) {
+    printf("input (Section 12.3's 8 values): ");
+    print_values(input);
+    printf("\nthe first pass (stage=2, stride=1), %s:\n\n", who);
+    printf("  i  strideBit  dirBit  member  block       bits    keeps  me  partner's  new\n");
+    for (uint32_t i = 0; i < (uint32_t)input.size(); i++) {
+        int strideBit = record[4 * i + 0], dirBit = record[4 * i + 1];
+        int partner = record[4 * i + 2], other = record[4 * i + 3];
+        printf("  %u  %9d  %6d  %-6s  %-10s  %-6s  %-5s  %2u  %2d (i=%d)  %3u\n", i, strideBit, dirBit,
+               strideBit == 0 ? "low" : "high", dirBit == 0 ? "ascending" : "descending",
+               strideBit == dirBit ? "agree" : "differ", strideBit == dirBit ? "min" : "max",
+               input[i], other, partner, after[i]);
+    }
+    printf("\nthe rule: keep the minimum exactly when the two bits agree --\n");
+    printf("low member of an ascending block, or high member of a descending one.\n");
+}
+
+// The whole run on the CPU (--replay). Returns the exit status.
+static int replay_main(bool quick) {
+    printf("[--replay: a CPU replay -- a host loop plays the kernel's threads; no GPU was used]\n");
+    printf("=== Chapter 12 extra: the bitonic network, one thread per element ===\n\n");
+
+    // ---- 1. the four cases, on the first pass (stage 2, stride 1) ----------
+    const std::vector<uint32_t> input = {5, 2, 8, 1, 9, 3, 7, 4};  // Section 12.3's input
+    const uint32_t n8 = (uint32_t)input.size();
+    std::vector<int> record(4 * n8);
+    std::vector<uint32_t> after(n8);
+    replay_pass_arithmetic(input.data(), after.data(), n8, 2, 1, record.data());
+    print_case_table(input, record, after, "one replayed thread per element");
+
+    // ---- 2. every pass of a full sort of the 8 values -----------------------
+    printf("\nevery pass of a full sort (replay, out of place, arithmetic spelling):\n");
+    std::vector<uint32_t> v = input, w(n8);
+    int pass = 0;
+    for (uint32_t stage = 2; stage <= n8; stage *= 2) {
+        for (uint32_t stride = stage / 2; stride > 0; stride /= 2) {
+            replay_pass_arithmetic(v.data(), w.data(), n8, stage, stride, nullptr);
+            std::swap(v, w);
+            printf("  pass %d (stage=%u, stride=%u): ", ++pass, stage, stride);
+            print_values(v);
+        }
+    }
+    std::vector<uint32_t> sorted8 = input;
+    std::sort(sorted8.begin(), sorted8.end());
+    bool small_ok = (v == sorted8);
+    printf("  std::sort:                     ");
+    print_values(sorted8);
+
+    // ---- 3. the two spellings agree on every pass ---------------------------
+    const uint32_t kMaxN = quick ? (1u << 12) : (1u << 16);
+    std::mt19937 rng(12);
+    long passes_checked = 0, spelling_diffs = 0;
+    for (uint32_t n = 8; n <= kMaxN; n *= 2) {
+        std::vector<uint32_t> in(n), arith(n), bits(n);
+        for (auto& x : in) x = rng() % (n / 2);  // duplicates on purpose
+        for (uint32_t stage = 2; stage <= n; stage *= 2) {
+            for (uint32_t stride = stage / 2; stride > 0; stride /= 2) {
+                replay_pass_arithmetic(in.data(), arith.data(), n, stage, stride, nullptr);
+                replay_pass_bitwise(in.data(), bits.data(), n, stage, stride);
+                if (arith != bits) spelling_diffs++;
+                std::swap(in, arith);  // the next pass starts from this pass's output
+                passes_checked++;
+            }
+        }
+    }
+    bool spellings_ok = (spelling_diffs == 0);
+    printf("\nchecked: the arithmetic and bitwise spellings give the same array after\n");
+    printf("every one of the %ld passes of full sorts of n = 8 .. %u: %s\n", passes_checked, kMaxN,
+           spellings_ok ? "yes" : "NO -- BUG");
+
+    // ---- 4. per-element passes == 63's double loop == std::sort -------------
+    const int kSeeds = 3;
+    int inputs_checked = 0, inputs_ok = 0;
+    for (uint32_t n = 2; n <= kMaxN; n *= 2) {
+        for (int seed = 1; seed <= kSeeds; seed++) {
+            std::mt19937 gen(1000u * n + (uint32_t)seed);
+            std::vector<uint32_t> h(n);
+            uint32_t range = std::max<uint32_t>(2, n / 4);  // about 4 copies of each key
+            for (auto& x : h) x = gen() % range;
+            std::vector<uint32_t> want = h, chapter = h, per_element = h, scratch(n);
+            std::sort(want.begin(), want.end());
+            replay_63(chapter);
+            for (uint32_t stage = 2; stage <= n; stage *= 2) {
+                for (uint32_t stride = stage / 2; stride > 0; stride /= 2) {
+                    replay_pass_bitwise(per_element.data(), scratch.data(), n, stage, stride);
+                    std::swap(per_element, scratch);
+                }
+            }
+            inputs_checked++;
+            if (per_element == want && chapter == want) inputs_ok++;
+        }
+    }
+    bool sorts_ok = (inputs_ok == inputs_checked);
+    printf("checked: a full sort by per-element passes gives the same array as 63's\n");
+    printf("double loop (its host replay) and as std::sort on %d of %d random inputs\n", inputs_ok, inputs_checked);
+    printf("(every power of two n = 2 .. %u, %d seeds each, about 4 copies of each key)\n", kMaxN, kSeeds);
+
+    bool ok = small_ok && spellings_ok && sorts_ok;
+    printf("\nself-check: per-element passes sort like 63's double loop and std::sort: %s\n",
+           ok ? "confirmed" : "MISMATCH");
+    printf("[--replay: the checks above judged the host loop's result, on the CPU; no kernel ran]\n");
+    return ok ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
-    ch12::CommandLine cl(argc, argv, "[--quick]",
+    ch12::CommandLine cl(argc, argv, "[--quick] [--replay]",
                          "  prints the four-case table and a traced sort of 8 values, then checks the\n"
                          "  per-element pass against 63's kernel at scale and std::sort\n"
-                         "  --quick   check only up to n = 4096 (for slow tools such as compute-sanitizer)\n");
-    cl.flag("--quick");
+                         "  --quick   check only up to n = 4096 (for slow tools such as compute-sanitizer)\n"
+                         "  --replay  the same on the CPU: a host loop plays the kernels' threads, and 63's\n"
+                         "            host replay stands in for its kernel (no GPU needed; checks up to\n"
+                         "            n = 65536, or 4096 with --quick)\n");
+    cl.flag("--quick").flag("--replay");
     cl.parse();
     const bool quick = cl.has("--quick");
-    ch12::require_cuda_device(cl.name());
+    if (cl.has("--replay")) return replay_main(quick);
+    ch12::require_cuda_device(cl.name(), "run it with --replay for a CPU replay (no GPU needed)");
 
     printf("=== Chapter 12 extra: the bitonic network, one thread per element ===\n\n");
 
@@ -125,20 +286,7 @@ int main(int argc, char** argv) {
     CUDA_CHECK(cudaMemcpy(record.data(), d_record, record.size() * sizeof(int), cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(after.data(), d_b, n8 * sizeof(uint32_t), cudaMemcpyDeviceToHost));
 
-    printf("input (Section 12.3's 8 values): ");
-    print_values(input);
-    printf("\nthe first pass (stage=2, stride=1), one GPU thread per element:\n\n");
-    printf("  i  strideBit  dirBit  member  block       bits    keeps  me  partner's  new\n");
-    for (uint32_t i = 0; i < n8; i++) {
-        int strideBit = record[4 * i + 0], dirBit = record[4 * i + 1];
-        int partner = record[4 * i + 2], other = record[4 * i + 3];
-        printf("  %u  %9d  %6d  %-6s  %-10s  %-6s  %-5s  %2u  %2d (i=%d)  %3u\n", i, strideBit, dirBit,
-               strideBit == 0 ? "low" : "high", dirBit == 0 ? "ascending" : "descending",
-               strideBit == dirBit ? "agree" : "differ", strideBit == dirBit ? "min" : "max",
-               input[i], other, partner, after[i]);
-    }
-    printf("\nthe rule: keep the minimum exactly when the two bits agree --\n");
-    printf("low member of an ascending block, or high member of a descending one.\n");
+    print_case_table(input, record, after, "one GPU thread per element");
 
     // ---- 2. every pass of a full sort of the 8 values -----------------------
     printf("\nevery pass of a full sort (GPU, out of place, arithmetic spelling):\n");
