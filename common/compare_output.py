@@ -68,7 +68,7 @@ REPO = os.path.dirname(HERE)
 def book_golden_names(repo=REPO):
     """The golden file names that hold the book's sample output: one per
     numbered lesson listing in ch12/ (and its --replay variant, the book's
-    output under one label line)."""
+    output between the replay's two label lines)."""
     names = set()
     for path in glob.glob(os.path.join(repo, "ch12", "[0-9][0-9]_*.c*")):
         stem, ext = os.path.splitext(os.path.basename(path))
