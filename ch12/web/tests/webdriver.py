@@ -32,7 +32,7 @@ import urllib.request
 
 WEB_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SKIP = 77
-INSTALL_HINT = ("install them (Debian/Ubuntu: apt-get install chromium chromium-driver), "
+INSTALL_HINT = ("install Chromium and chromedriver (Debian/Ubuntu: apt-get install chromium chromium-driver), "
                 "or name them in CH12_CHROMIUM and CH12_CHROMEDRIVER")
 
 # Chromium's flags. The machine may have no network at all: nothing in the
@@ -43,6 +43,7 @@ BASE_FLAGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
     "--disable-default-apps", "--disable-extensions", "--no-first-run",
     "--no-default-browser-check", "--disable-quic", "--metrics-recording-only",
+    "--disable-breakpad", "--disable-crash-reporter",
     "--window-size=1280,1000",
 ]
 WEBGPU_FLAGS = {
