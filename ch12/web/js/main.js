@@ -144,6 +144,10 @@ function drawNetwork() {
       const rows = [viewInput(name), ...result.passes];
       const title = `${view.title}${trap ? ", with the trap" : ""}`;
       holder.innerHTML = networkSvg(passes, view.n, { values: rows, swapped: result.did, title, id: "net" });
+      // Up to 1.5 times its own size where there is room; never smaller (the holder scrolls).
+      const svg = holder.querySelector("svg");
+      const natural = Number(svg.getAttribute("width"));
+      svg.style.width = `${Math.min(natural * 1.5, Math.max(natural, holder.clientWidth - 12))}px`;
       net = { passes, rows, did: result.did, name };
       holder.dataset.source = gpu.error ? "replay" : "webgpu";
       const source = $("net-source");

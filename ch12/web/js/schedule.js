@@ -46,15 +46,14 @@ export function sortSchedule(n, { trap = false } = {}) {
 export function mergeSchedule(n, { trap = false } = {}) {
   checkPowerOfTwo(n);
   const passes = [];
-  let number = 1;
-  for (let dist = n / 2; dist >= 1; dist >>= 1, number++) {
+  for (let dist = n / 2; dist >= 1; dist >>= 1) {
     const comparators = [];
     for (let tid = 0; tid < n; tid++) {
       const active = trap ? tid < dist : tid % (2 * dist) < dist;
       if (!active) continue;
       comparators.push({ thread: tid, lo: tid, hi: tid + dist, maxTo: tid + dist, dirBit: 0 });
     }
-    passes.push({ label: `pass ${number}, dist=${dist}`, stage: 0, stageLabel: `merge of ${n}`, dist, comparators });
+    passes.push({ label: `dist=${dist}`, stage: 0, stageLabel: `merge of ${n}`, dist, comparators });
   }
   return passes;
 }

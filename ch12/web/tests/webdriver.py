@@ -49,7 +49,7 @@ BASE_FLAGS = [
 WEBGPU_FLAGS = {
     "swiftshader": ["--enable-unsafe-webgpu", "--use-webgpu-adapter=swiftshader",
                     "--enable-features=Vulkan", "--use-vulkan=swiftshader"],
-    "default": ["--enable-unsafe-webgpu", "--enable-features=Vulkan"],
+    "default": ["--enable-unsafe-webgpu", "--enable-features=Vulkan", "--ignore-gpu-blocklist"],
 }
 # WebGPU switched off in the browser itself: the page must fall back to the replay.
 NO_WEBGPU_FLAGS = ["--disable-gpu", "--disable-features=WebGPU,Vulkan"]
@@ -274,9 +274,6 @@ class Page:
             time.sleep(poll)
 
     def console_errors(self):
-        """The browser's console messages of level SEVERE (for failure reports)."""
-        try:
-            entries = self._call("POST", f"/session/{self.session}/se/log", {"type": "browser"}, timeout=10)
-        except (OSError, WebDriverError):
-            return []
+        """The browser's console messages of level SEVERE (chromedriver's log endpoint)."""
+        entries = self._call("POST", f"/session/{self.session}/se/log", {"type": "browser"}, timeout=10)
         return [e.get("message", "") for e in entries or [] if e.get("level") == "SEVERE"]
