@@ -1,0 +1,386 @@
+#!/usr/bin/env python3
+"""The page in headless Chromium, WebGPU on SwiftShader: the CTest label `web`.
+
+    test_web.py lessons     59, 61, 63 as the page prints them from WebGPU,
+                            against the book's goldens, byte for byte; the
+                            adapter shown beside each; nothing loaded from
+                            another site
+    test_web.py traps       61's trap against its golden; 63's (a data race on
+                            a GPU) against the trap program's text around what
+                            the GPU left, which must be consistent
+    test_web.py network     the drawn comparators against 63's (k, j) loop, 61's
+                            passes and 59's split, enumerated here in Python,
+                            for n = 8, 16, 32, with and without the traps; and
+                            stepping: the values after each pass, the swaps
+    test_web.py sort        the sort panel at 2^10, 2^16 and 2^20
+    test_web.py replay      WebGPU switched off (in the browser, and by the
+                            page's own switch): the JavaScript replay against
+                            the .replay.txt goldens
+    test_web.py self-contained   (no browser) the page's files refer to
+                            nothing outside ch12/web/
+
+Exit status: 0 pass, 1 fail, 77 (Skipped) without Chromium and chromedriver
+-- with how to install them -- or with no WebGPU adapter in the browser.
+"""
+
+import os
+import re
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import page as ch12page  # noqa: E402
+import webdriver  # noqa: E402
+
+WEB = os.path.dirname(HERE)
+REPO = os.path.dirname(os.path.dirname(WEB))
+GOLDEN = os.path.join(REPO, "expected_output")
+
+
+class Check:
+    """Collects failures; each check says what it compared."""
+
+    def __init__(self):
+        self.failures = []
+        self.passed = 0
+
+    def equal(self, what, got, want):
+        if got == want:
+            self.passed += 1
+            return True
+        self.failures.append(what)
+        print(f"FAIL: {what}")
+        if isinstance(got, str) and isinstance(want, str):
+            import difflib
+            show = lambda t: [line.replace(" ", "·") + "$" for line in t.split("\n")]  # noqa: E731
+            for line in difflib.unified_diff(show(want), show(got), "expected", "page", lineterm="", n=2):
+                print("  " + line)
+        else:
+            print(f"  expected: {want!r}\n  page:     {got!r}")
+        return False
+
+    def true(self, what, condition, detail=""):
+        if condition:
+            self.passed += 1
+            return True
+        self.failures.append(what)
+        print(f"FAIL: {what}" + (f"\n  {detail}" if detail else ""))
+        return False
+
+
+def golden(name):
+    with open(os.path.join(GOLDEN, name), encoding="utf-8", newline="") as f:
+        return f.read().replace("\r\n", "\n")
+
+
+# ---- the schedules, enumerated here from the C++ kernels' own loops ---------------------
+# Each comparator: (pass, thread, lo, hi, element that gets the max, direction bit).
+def expected_63(n, trap=False):
+    """63_bitonic_sort_iterative.cu: for k, for j, thread i with l = i ^ j works
+    when l > i (63_trap_no_pair_guard: always); it swaps when ascending
+    ((i & k) == 0) and a[i] > a[l] -- the max goes to l -- or descending and
+    a[i] < a[l] -- the max goes to i."""
+    out, p, k = [], 0, 2
+    while k <= n:
+        j = k // 2
+        while j > 0:
+            p += 1
+            for i in range(n):
+                l = i ^ j
+                if l > i or trap:
+                    ascending = (i & k) == 0
+                    out.append((p, i, min(i, l), max(i, l), l if ascending else i, 0 if ascending else 1))
+            j //= 2
+        k *= 2
+    return sorted(out)
+
+
+def expected_61(n, trap=False):
+    """61_bitonic_merge_multipass.cu: dist = n/2 .. 1, thread tid compares tid and
+    tid + dist when (tid % (2*dist)) < dist (the trap: tid < dist), ascending."""
+    out, p, dist = [], 0, n // 2
+    while dist >= 1:
+        p += 1
+        for tid in range(n):
+            if (tid < dist) if trap else (tid % (2 * dist) < dist):
+                out.append((p, tid, tid, tid + dist, tid + dist, 0))
+        dist //= 2
+    return sorted(out)
+
+
+def expected_59(n):
+    dist = n // 2
+    return sorted((1, i, i, i + dist, i + dist, 0) for i in range(dist))
+
+
+def run_passes(values, comparators, passes):
+    """The array after each pass (the pairs of a correct pass are disjoint)."""
+    rows, a = [list(values)], list(values)
+    for p in range(1, passes + 1):
+        for (_, _, lo, hi, mx, _) in (c for c in comparators if c[0] == p):
+            other = lo if mx == hi else hi
+            if a[other] > a[mx]:
+                a[other], a[mx] = a[mx], a[other]
+        rows.append(list(a))
+    return rows
+
+
+def drawn(net):
+    return sorted((c["pass"], c["thread"], c["lo"], c["hi"], c["max"], c["dir"]) for c in net["comparators"])
+
+
+def page_session(webgpu=True):
+    return webdriver.Page(webgpu=webgpu)
+
+
+def require_webgpu(status):
+    if status["source"] != "webgpu":
+        print(f"SKIPPED: the browser offered no WebGPU adapter: {status['text']}")
+        sys.exit(webdriver.SKIP)
+    print(f"WebGPU adapter: vendor '{status['vendor']}', architecture '{status['architecture']}'")
+
+
+# ---- the checks -------------------------------------------------------------------------------
+def check_lessons(check):
+    with page_session() as page:
+        status = ch12page.open_page(page)
+        require_webgpu(status)
+        check.true("the adapter names its vendor", status["vendor"] != "", status["text"])
+        for program in ("59", "61", "63"):
+            started = time.monotonic()
+            result = ch12page.lesson(page, program)
+            name = result["name"]
+            print(f"{name}: {result['state']} from {result['source']} in {time.monotonic() - started:.2f} s")
+            check.equal(f"{name}: the page's output against expected_output/{name}.txt",
+                        result["text"], golden(f"{name}.txt"))
+            check.equal(f"{name}: computed by WebGPU", result["source"], "webgpu")
+            check.equal(f"{name}: the self-check passed (exit 0)", result["exit"], "0")
+            check.true(f"{name}: the adapter is shown beside the output (vendor and architecture)",
+                       f"vendor {status['vendor']}" in result["ran_on"]
+                       and f"architecture {status['architecture']}" in result["ran_on"], result["ran_on"])
+        # Everything the page loaded came from its own server.
+        resources = page.js("return performance.getEntriesByType('resource').map(e => e.name)")
+        origin = page.js("return location.origin")
+        foreign = [r for r in resources if not r.startswith(origin + "/")]
+        check.true("every file the page loaded came from its own folder", not foreign and resources,
+                   f"from elsewhere: {foreign}")
+        errors = page.console_errors()
+        check.true("no errors in the browser's console", not errors, "\n  ".join(errors))
+
+
+def check_traps(check):
+    with page_session() as page:
+        require_webgpu(ch12page.open_page(page))
+        result = ch12page.lesson(page, "61", trap=True)
+        check.equal("61_trap_first_group_only: the page against expected_output/61_trap_first_group_only.txt",
+                    result["text"], golden("61_trap_first_group_only.txt"))
+        check.equal("61's trap: exit 1 (MISMATCH)", result["exit"], "1")
+        check.equal("61's trap: computed by WebGPU", result["source"], "webgpu")
+
+        # 63's trap on a GPU is a data race: no golden. The text around what
+        # the GPU left must be the trap program's, and consistent with it.
+        result = ch12page.lesson(page, "63", trap=True)
+        text = result["text"]
+        m = re.search(r"after the racy kernel, as this GPU left it \(10 passes total\): \n  ((?:-?\d+ ){16})\n", text)
+        if check.true("63's trap: the page prints the array the racy kernel left", m, text):
+            left = [int(x) for x in m.group(1).split()]
+            print(f"63_trap_no_pair_guard: this GPU left {' '.join(map(str, left))}")
+            check.equal("63_trap_no_pair_guard: the page's text around the race's outcome",
+                        text, expected_63_trap_gpu_text(left))
+            # As for the CUDA trap program: whatever the race left, it must not pass.
+            check.true("63's trap: the racy kernel did not sort (the trap program's MISMATCH)",
+                       left != sorted(left), f"the GPU left {left}")
+            check.equal("63's trap: exit 1 (MISMATCH)", result["exit"], "1")
+        check.equal("63's trap: computed by WebGPU", result["source"], "webgpu")
+
+        # Switched off again, the lessons print the book's output.
+        for program in ("61", "63"):
+            name = ch12page.PROGRAM_NAMES[(program, False)]
+            result = ch12page.lesson(page, program, trap=False)
+            check.equal(f"{name} after its trap is switched off", result["text"], golden(f"{name}.txt"))
+
+
+def expected_63_trap_gpu_text(left):
+    """63_trap_no_pair_guard's GPU text (its printf calls; WGSL named where the
+    CUDA program names CUDA), around the array `left`."""
+    row = lambda v: "".join(f"{x} " for x in v)  # noqa: E731
+    start = [(i * 13 + 5) % 16 for i in range(16)]
+    ref = sorted(start)
+    is_sorted = left == sorted(left)
+    kept = sorted(left) == ref
+    return ("=== Section 12.3 COMMON TRAP on the GPU: the kernel without if (l > i) ===\n\n"
+            "threads i and i^j now both read and write the same two elements in the\n"
+            "same dispatch: a DATA RACE. WGSL does not define its outcome; what follows\n"
+            "is what this GPU happened to produce on this run.\n\n"
+            f"input (fixed permutation of 0..15, a[i] = (i*13+5) mod 16):\n  {row(start)}\n\n"
+            f"after the racy kernel, as this GPU left it (10 passes total): \n  {row(left)}\n\n"
+            f"reference (via std::sort):\n  {row(ref)}\n\n"
+            f"is the result sorted: {'yes' if is_sorted else 'no'}; are the input's 16 keys all still there: "
+            f"{'yes' if kept else 'no -- keys were lost or duplicated'}\n"
+            "\nonly the guard if (l > i) -- one writer per pair -- makes the outcome fixed,\nand right.\n"
+            "\nself-check: iterative kernel result matches std::sort reference: "
+            f"{'confirmed' if is_sorted and kept else 'MISMATCH'}\n")
+
+
+def check_network(check):
+    with page_session() as page:
+        require_webgpu(ch12page.open_page(page))
+        views = [("59", False, False, expected_59(8), [2, 4, 6, 8, 9, 7, 5, 3]),
+                 ("61", False, False, expected_61(8), [2, 4, 6, 8, 9, 7, 5, 3]),
+                 ("61", True, False, expected_61(8, trap=True), [2, 4, 6, 8, 9, 7, 5, 3])]
+        for n in (8, 16, 32):
+            start = [(i * 13 + 5) % n for i in range(n)]
+            views.append((f"63-{n}", False, False, expected_63(n), start))
+            views.append((f"63-{n}", False, True, expected_63(n, trap=True), start))
+        for view, trap61, trap63, want, start in views:
+            trap = trap61 or trap63
+            label = f"network {view}{' with its trap' if trap else ''}"
+            net = ch12page.network(page, view, trap61=trap61, trap63=trap63)
+            if not check.equal(f"{label}: drawn", net["state"], "done"):
+                print("  " + net["text"])
+                continue
+            check.equal(f"{label}: the values come from WebGPU", net["source"], "webgpu")
+            passes = max(c[0] for c in want)
+            check.equal(f"{label}: number of passes", net["passes"], passes)
+            check.equal(f"{label}: the comparators (pass, thread, pair, where the max goes, direction bit) "
+                        "against the C++ kernel's loop", drawn(net), want)
+            steps = ch12page.step_through(page)
+            check.equal(f"{label}: stepping visits the input and every pass", [s["step"] for s in steps],
+                        list(range(passes + 1)))
+            for s in steps:
+                check.equal(f"{label}, step {s['step']}: the values drawn on the wires are the caption's",
+                            s["drawn"], s["values"])
+                check.equal(f"{label}, step {s['step']}: the value columns shown", s["visible"],
+                            list(range(s["step"] + 1)))
+                check.equal(f"{label}, step {s['step']}: the pass highlighted", s["current"],
+                            [s["step"]] if s["step"] else [])
+            rows = [[int(x) for x in s["values"].split()] for s in steps]
+            if view == "63-16" and trap63:
+                print(f"{label}: after each dispatch: " + " | ".join(s["values"] for s in steps[1:]))
+            if trap63:
+                # A race: nothing to predict but that the GPU left some array of n values.
+                check.true(f"{label}: each step shows n values", all(len(r) == len(start) for r in rows))
+                check.true(f"{label}: the race leaves the values unsorted", rows[-1] != sorted(rows[-1]), rows[-1])
+                continue
+            want_rows = run_passes(start, want, passes)
+            check.equal(f"{label}: the values after each pass (what the GPU left) against the loop run here",
+                        rows, want_rows)
+            # The swaps shown: those the values say happened.
+            want_swapped = sorted((p, lo) for (p, _, lo, hi, mx, _) in want
+                                  if want_rows[p][lo] != want_rows[p - 1][lo])
+            got_swapped = sorted((c["pass"], c["lo"]) for c in net["comparators"] if c["swapped"])
+            check.equal(f"{label}: the comparators marked as swapped", got_swapped, want_swapped)
+        # The trap's pass lines, as 61_trap_first_group_only prints them.
+        net = ch12page.network(page, "61", trap61=True)
+        rows = [s["values"] for s in ch12page.step_through(page)][1:]
+        lines = re.findall(r"^pass \d \(dist=\d\): ((?:\d )+) ", golden("61_trap_first_group_only.txt"), re.M)
+        check.equal("network 61 with its trap: the passes as 61_trap_first_group_only prints them",
+                    rows, [line.strip() for line in lines])
+
+
+def check_sort(check):
+    with page_session() as page:
+        require_webgpu(ch12page.open_page(page))
+        for log2n, kind in ((10, "special"), (16, "uniform"), (16, "special"), (20, "uniform")):
+            started = time.monotonic()
+            result = ch12page.sort(page, log2n, kind)
+            print(f"sort 2^{log2n} {kind}: {result['state']}, {result['check']} "
+                  f"({time.monotonic() - started:.1f} s in all): {result['text']}")
+            check.equal(f"sort of 2^{log2n} floats ({kind}): ran", result["state"], "done")
+            check.equal(f"sort of 2^{log2n} floats ({kind}): bit for bit the JavaScript sort's",
+                        result["check"], "identical")
+            check.true(f"sort of 2^{log2n} floats ({kind}): a time is shown",
+                       result["ms"] != "" and float(result["ms"]) > 0, result["text"])
+
+
+def check_replay(check):
+    programs = [("59", False), ("61", False), ("61", True), ("63", False), ("63", True)]
+    # 1. A browser with WebGPU switched off: the page falls back by itself.
+    with page_session(webgpu=False) as page:
+        status = ch12page.open_page(page)
+        print(f"without WebGPU the page says: {status['text']}")
+        check.equal("without WebGPU: the page says it runs the replay", status["source"], "replay")
+        for program, trap in programs:
+            result = ch12page.lesson(page, program, trap)
+            name = result["name"]
+            check.equal(f"{name}: the JavaScript replay against expected_output/{name}.replay.txt",
+                        result["text"], golden(f"{name}.replay.txt"))
+            check.equal(f"{name} replay: labelled a replay", result["source"], "replay")
+            check.equal(f"{name} replay: the exit status", result["exit"], "1" if trap else "0")
+            check.true(f"{name} replay: says no GPU was used", "no GPU was used" in result["ran_on"], result["ran_on"])
+        net = ch12page.network(page, "63-16")
+        check.equal("without WebGPU: the network's values come from the replay", net["source"], "replay")
+        result = ch12page.sort(page, 10)
+        check.equal("without WebGPU: the sort panel says it needs WebGPU", result["state"], "unavailable")
+    # 2. The page's own switch, in a browser that has WebGPU.
+    with page_session(webgpu=True) as page:
+        status = ch12page.open_page(page, webgpu=False)
+        check.equal("?webgpu=off: the page runs the replay", status["source"], "replay")
+        for program, trap in (("63", False), ("61", True)):
+            result = ch12page.lesson(page, program, trap)
+            check.equal(f"?webgpu=off: {result['name']} against its .replay.txt", result["text"],
+                        golden(f"{result['name']}.replay.txt"))
+        ch12page.set_checkbox(page, "use-webgpu", True)
+        page.wait_for("return document.getElementById('gpu-status').dataset.state === 'done'")
+        if ch12page.gpu_status(page)["source"] == "webgpu":
+            result = ch12page.lesson(page, "63")
+            check.equal("switched back on: 63 from WebGPU", (result["source"], result["text"]),
+                        ("webgpu", golden("63_bitonic_sort_iterative.txt")))
+
+
+def check_self_contained(check):
+    """No file of the page refers to another site, or outside its folder."""
+    pattern = re.compile(r"""(?:src|href)\s*=\s*["']([^"']+)|import\s[^'"]*["']([^"']+)|"""
+                         r"""import\(\s*["']([^"']+)|url\(\s*["']?([^"')]+)|fetch\(\s*["']([^"']+)""")
+    for folder in ("", "js"):
+        for name in sorted(os.listdir(os.path.join(WEB, folder))):
+            if not name.endswith((".html", ".js", ".css")):
+                continue
+            path = os.path.join(WEB, folder, name)
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            refs = [next(g for g in m.groups() if g) for m in pattern.finditer(text)]
+            for ref in refs:
+                ok = not re.match(r"^[a-z]+:|^//", ref, re.I) or ref.startswith("data:")
+                if ok and not ref.startswith("data:"):
+                    target = os.path.normpath(os.path.join(os.path.dirname(path), ref.split("?")[0].split("#")[0]))
+                    ok = target.startswith(WEB + os.sep) and os.path.exists(target)
+                check.true(f"{os.path.relpath(path, WEB)} refers to '{ref}', a file of ch12/web/", ok)
+            check.true(f"{os.path.relpath(path, WEB)} names no other site",
+                       not re.search(r"https?://(?!www\.w3\.org/2000/svg|localhost)", text),
+                       re.findall(r"https?://\S+", text))
+
+
+CHECKS = {"lessons": check_lessons, "traps": check_traps, "network": check_network, "sort": check_sort,
+          "replay": check_replay, "self-contained": check_self_contained}
+
+
+def main(argv):
+    if len(argv) != 1 or argv[0] not in CHECKS:
+        sys.stderr.write(f"usage: test_web.py {{{'|'.join(CHECKS)}}}\n")
+        return 2
+    webdriver.install_signal_handlers()
+    check = Check()
+    started = time.monotonic()
+    try:
+        CHECKS[argv[0]](check)
+    except webdriver.Unavailable as e:
+        print(f"SKIPPED: {e}")
+        return webdriver.SKIP
+    except webdriver.WebDriverError as e:
+        print(f"FAIL: {e}")
+        return 1
+    except KeyboardInterrupt as e:
+        print(f"INTERRUPTED ({e}): the server, chromedriver and Chromium it started are stopped")
+        return 130
+    print(f"{argv[0]}: {check.passed} checks passed, {len(check.failures)} failed "
+          f"({time.monotonic() - started:.1f} s)")
+    if check.passed == 0 and not check.failures:
+        print("FAIL: nothing was checked")
+        return 1
+    return 1 if check.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

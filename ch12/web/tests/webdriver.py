@@ -1,0 +1,279 @@
+"""The page in a real browser: a static server for ch12/web/ and headless
+Chromium driven through chromedriver, W3C WebDriver over plain HTTP and JSON
+(Python's standard library only).
+
+    with Page(webgpu=True) as page:        # server + chromedriver + Chromium
+        page.open("index.html?run=59")
+        text = page.js("return document.getElementById('out-59').textContent")
+
+Everything started here is stopped on the way out -- also on SIGINT/SIGTERM
+(install_signal_handlers()): the WebDriver session, chromedriver, every
+Chromium process that runs with this session's own --user-data-dir (found by
+that unique folder and killed by pid, nothing else), the server thread, and
+the temporary profile folder.
+
+Without Chromium or chromedriver, Page() raises Unavailable, whose message
+says what is missing and how to install it; the callers exit 77 (Skipped).
+"""
+
+import functools
+import http.server
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+
+WEB_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SKIP = 77
+INSTALL_HINT = ("install Chromium and chromedriver (Debian/Ubuntu: apt-get install chromium chromium-driver), "
+                "or name them in CH12_CHROMIUM and CH12_CHROMEDRIVER")
+
+# Chromium's flags. The machine may have no network at all: nothing in the
+# browser may try to reach one. WebGPU runs on SwiftShader, Chromium's own
+# CPU implementation of Vulkan, unless adapter="default".
+BASE_FLAGS = [
+    "--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--disable-default-apps", "--disable-extensions", "--no-first-run",
+    "--no-default-browser-check", "--disable-quic", "--metrics-recording-only",
+    "--disable-breakpad", "--disable-crash-reporter",
+    "--window-size=1280,1000",
+]
+WEBGPU_FLAGS = {
+    "swiftshader": ["--enable-unsafe-webgpu", "--use-webgpu-adapter=swiftshader",
+                    "--enable-features=Vulkan", "--use-vulkan=swiftshader"],
+    "default": ["--enable-unsafe-webgpu", "--enable-features=Vulkan", "--ignore-gpu-blocklist"],
+}
+# WebGPU switched off in the browser itself: the page must fall back to the replay.
+NO_WEBGPU_FLAGS = ["--disable-gpu", "--disable-features=WebGPU,Vulkan"]
+
+
+class Unavailable(Exception):
+    """No browser here: the test is Skipped (exit 77)."""
+
+
+class WebDriverError(Exception):
+    pass
+
+
+def find_browser():
+    """(chromium, chromedriver) paths, or Unavailable naming what is missing."""
+    found, missing = [], []
+    for env, names in (("CH12_CHROMIUM", ["chromium", "chromium-browser", "google-chrome"]),
+                       ("CH12_CHROMEDRIVER", ["chromedriver"])):
+        path = os.environ.get(env) or next(filter(None, map(shutil.which, names)), None)
+        if path and os.access(path, os.X_OK):
+            found.append(path)
+        else:
+            missing.append(os.environ.get(env) or names[0])
+    if missing:
+        raise Unavailable(f"{' and '.join(missing)} not found: {INSTALL_HINT}")
+    return tuple(found)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                      ".js": "text/javascript", ".wgsl": "text/plain; charset=utf-8",
+                      ".svg": "image/svg+xml", ".json": "application/json"}
+
+    def log_message(self, *args):
+        pass
+
+    def end_headers(self):
+        self.send_header("Cache-Control", "no-store")
+        super().end_headers()
+
+
+class StaticServer:
+    """ch12/web/ on http://127.0.0.1:<free port>/, from a thread of this process."""
+
+    def __init__(self, root=WEB_ROOT):
+        handler = functools.partial(_QuietHandler, directory=root)
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def install_signal_handlers():
+    """SIGTERM (a CTest timeout) and SIGINT unwind like an exception, so every
+    `with Page()` block stops what it started."""
+    def handler(signum, _frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+    signal.signal(signal.SIGTERM, handler)
+    signal.signal(signal.SIGINT, handler)
+
+
+def _pids_with_arg(arg):
+    """Processes whose command line holds `arg` (this session's unique profile folder)."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                if arg.encode() in f.read():
+                    pids.append(int(entry))
+        except OSError:
+            continue
+    return pids
+
+
+class Page:
+    """A static server, chromedriver and one headless Chromium session."""
+
+    def __init__(self, webgpu=True, adapter="swiftshader", timeout=120, root=WEB_ROOT):
+        self.chromium, self.chromedriver = find_browser()
+        self.root = root
+        self.webgpu, self.adapter, self.timeout = webgpu, adapter, timeout
+        self.server = self.driver = self.session = self.profile = None
+        self.driver_log = None
+
+    # ---- lifecycle
+    def __enter__(self):
+        try:
+            self._start()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _start(self):
+        self.server = StaticServer(self.root)
+        self.profile = tempfile.mkdtemp(prefix="ch12-web-chromium-")
+        self.driver_log = os.path.join(self.profile, "chromedriver.log")
+        port = free_port()
+        self.base = f"http://127.0.0.1:{port}"
+        self.driver = subprocess.Popen(
+            [self.chromedriver, f"--port={port}", f"--log-path={self.driver_log}"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True)
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if self._call("GET", "/status", timeout=2).get("ready"):
+                    break
+            except (OSError, WebDriverError):
+                pass
+            if self.driver.poll() is not None or time.monotonic() > deadline:
+                raise WebDriverError(f"chromedriver did not start (exit {self.driver.poll()}); log: {self._log_tail()}")
+            time.sleep(0.1)
+        flags = BASE_FLAGS + [f"--user-data-dir={self.profile}/profile"]
+        flags += WEBGPU_FLAGS[self.adapter] if self.webgpu else NO_WEBGPU_FLAGS
+        caps = {"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {"binary": self.chromium, "args": flags},
+        }}}
+        value = self._call("POST", "/session", caps, timeout=90)
+        self.session = value["sessionId"]
+        self._call("POST", f"/session/{self.session}/timeouts",
+                   {"script": self.timeout * 1000, "pageLoad": 60000})
+
+    def close(self):
+        if self.session:
+            try:
+                self._call("DELETE", f"/session/{self.session}", timeout=20)
+            except (OSError, WebDriverError):
+                pass
+            self.session = None
+        if self.driver:
+            if self.driver.poll() is None:
+                try:
+                    os.killpg(self.driver.pid, signal.SIGTERM)
+                    self.driver.wait(timeout=10)
+                except (ProcessLookupError, subprocess.TimeoutExpired):
+                    try:
+                        os.killpg(self.driver.pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+            self.driver = None
+        if self.profile:
+            # Any Chromium process still running with this session's profile.
+            for _ in range(2):
+                pids = _pids_with_arg(f"--user-data-dir={self.profile}/")
+                for pid in pids:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+                if not pids:
+                    break
+                time.sleep(0.2)
+            shutil.rmtree(self.profile, ignore_errors=True)
+            self.profile = None
+        if self.server:
+            self.server.stop()
+            self.server = None
+
+    # ---- WebDriver
+    def _call(self, method, path, body=None, timeout=None):
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.base + path, data=data, method=method,
+                                         headers={"Content-Type": "application/json; charset=utf-8"})
+        try:
+            with urllib.request.urlopen(request, timeout=timeout or self.timeout + 30) as response:
+                payload = json.loads(response.read().decode() or "{}")
+        except urllib.error.HTTPError as e:
+            try:
+                payload = json.loads(e.read().decode())
+            except ValueError:
+                raise WebDriverError(f"{method} {path}: HTTP {e.code}") from None
+            value = payload.get("value", {})
+            raise WebDriverError(f"{method} {path}: {value.get('error')}: {value.get('message', '')[:2000]}") from None
+        return payload.get("value")
+
+    def _log_tail(self):
+        try:
+            with open(self.driver_log, errors="replace") as f:
+                return f.read()[-2000:]
+        except OSError:
+            return "(none)"
+
+    def open(self, path):
+        """Loads ch12/web/<path> from the server."""
+        self._call("POST", f"/session/{self.session}/url", {"url": self.server.url + path})
+
+    def js(self, script, *args):
+        """Runs a function body in the page; returns its value."""
+        return self._call("POST", f"/session/{self.session}/execute/sync", {"script": script, "args": list(args)})
+
+    def js_async(self, script, *args):
+        """Runs a function body whose last argument is the callback to call with the result."""
+        return self._call("POST", f"/session/{self.session}/execute/async", {"script": script, "args": list(args)})
+
+    def wait_for(self, script, *args, timeout=None, poll=0.2, what="the page"):
+        """Polls `script` until it returns something truthy; returns that."""
+        deadline = time.monotonic() + (timeout or self.timeout)
+        while True:
+            value = self.js(script, *args)
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                raise WebDriverError(f"timed out waiting for {what}")
+            time.sleep(poll)
+
+    def console_errors(self):
+        """The browser's console messages of level SEVERE (chromedriver's log endpoint)."""
+        entries = self._call("POST", f"/session/{self.session}/se/log", {"type": "browser"}, timeout=10)
+        return [e.get("message", "") for e in entries or [] if e.get("level") == "SEVERE"]
