@@ -5,7 +5,9 @@
 
 export const REPLAY_FIRST_LINE =
   "[--replay: the book's CPU replay -- a host loop plays the kernel's threads; no GPU was used]";
-export const REPLAY_LAST_LINES = [];
+export const REPLAY_LAST_LINES = [
+  "[--replay: the checks above judged the host loop's result, on the CPU; no kernel ran]",
+];
 
 // A program's text, printed by the replay: the label first (and any closing lines last).
 export function labelReplay(text) {
