@@ -54,28 +54,29 @@ function text59({ after: a, dist }) {
   return { text: s, ok };
 }
 
+// 61 and its trap: the array after each pass, and the pairs each pass
+// compared, as the kernel counted them.
+function passLines(passes, n) {
+  let s = "";
+  for (let dist = n / 2, p = 0; dist >= 1; dist >>= 1, p++) s += `pass ${p + 1} (dist=${dist}): ${row(passes[p])}\n`;
+  return s + "\n";
+}
+const halfEveryPass = (active, n) => active.every((c) => c === n / 2);
+function activePairsLine(active, n) {
+  if (halfEveryPass(active, n)) return `exactly n/2 = ${n / 2} independent pairs are active at every single pass,\n`;
+  return `the pairs active in each pass were${active.map((c) => ` ${c}`).join("")}, not n/2 = ${n / 2} at every single pass -- BUG\n`;
+}
+
 // ---- 61_bitonic_merge_multipass: result { passes, active }
 function text61({ passes, active }) {
   const n = 8;
   let s = "=== Section 12.2 main: iterative multi-pass bitonic merge kernel ===\n\n";
   s += `input (up-then-down bitonic): ${row(lessonInput("61"))}\n\n`;
-  let a = lessonInput("61");
-  let passNum = 0;
-  for (let dist = n / 2; dist >= 1; dist >>= 1) {
-    a = passes[passNum];
-    passNum++;
-    s += `pass ${passNum} (dist=${dist}): ${row(a)}\n`;
-  }
-  s += "\n";
-  const sorted = isSorted(a);
-  const sameEveryPass = active.every((c) => c === active[0]);
-  const ok = sorted && same(a, [2, 3, 4, 5, 6, 7, 8, 9]) && sameEveryPass && active[0] === n / 2;
+  s += passLines(passes, n);
+  const a = passes[passes.length - 1];
+  const ok = isSorted(a) && same(a, [2, 3, 4, 5, 6, 7, 8, 9]) && halfEveryPass(active, n);
   s += "expected: 2 3 4 5 6 7 8 9\n\n";
-  if (sameEveryPass) {
-    s += `exactly n/2 = ${active[0]} independent pairs are active at every single pass,\n`;
-  } else {
-    s += `the number of active pairs changed from pass to pass:${active.map((c) => ` ${c}`).join("")} -- BUG\n`;
-  }
+  s += activePairsLine(active, n);
   s += "regardless of dist -- the group-based condition (tid % (2*dist)) < dist\n";
   s += "is what keeps every group correctly paired as dist shrinks, matching the\n";
   s += "recursive CPU baseline's own pass-by-pass results exactly.\n";
@@ -83,54 +84,55 @@ function text61({ passes, active }) {
   return { text: s, ok };
 }
 
-// ---- 61_trap_first_group_only: result { passes, did } (did != 0: the thread compared)
-function text61Trap({ passes, did }) {
+// ---- 61_trap_first_group_only: result { passes, active }. 61's text with
+// the trap's lines: which group pass 2 (dist = 2) left out.
+function text61Trap({ passes, active }) {
   const n = 8;
   let s = "=== Section 12.2 COMMON TRAP on the GPU: tid < dist on every pass ===\n\n";
   s += `input (up-then-down bitonic): ${row(lessonInput("61"))}\n\n`;
-  let a = lessonInput("61");
-  let passNum = 0;
-  for (let dist = n / 2; dist >= 1; dist >>= 1) {
-    a = passes[passNum];
-    const compared = did[passNum].flatMap((d, tid) => (d ? [` ${tid}`] : [])).join("");
-    s += `pass ${passNum + 1} (dist=${dist}): ${row(a)}  <- threads that compared:${compared}\n`;
-    passNum++;
-  }
-  s += "\n";
-  const group2Compared = did[1].slice(4, 8).some((d) => d !== 0);
-  s += `at dist=2 threads 4..7 compared ${group2Compared ? "a pair" : "nothing"}: group {4,5,6,7} was ${
-    group2Compared ? "compared" : "never compared"}\n`;
+  s += passLines(passes, n);
+  const a = passes[passes.length - 1];
   const p1 = passes[0], p2 = passes[1];
   const unchanged = same(p1.slice(4), p2.slice(4));
+  s += `at dist=2 the groups are {0,1,2,3} and {4,5,6,7}; ${active[1]} pair(s) were compared\n`;
   s += `positions 4..7 after pass 1: ${p1.slice(4).join(" ")}, after pass 2: ${p2.slice(4).join(" ")}${
-    unchanged ? " (unchanged)" : ""}\n`;
+    unchanged ? " (unchanged): group {4,5,6,7} was never compared" : ""}\n`;
   s += "(compare 61's own pass 2 line: its group-aware test compares this group too)\n\n";
-  const ok = isSorted(a) && same(a, [2, 3, 4, 5, 6, 7, 8, 9]);
+  const ok = isSorted(a) && same(a, [2, 3, 4, 5, 6, 7, 8, 9]) && halfEveryPass(active, n);
   s += "expected: 2 3 4 5 6 7 8 9\n\n";
+  s += activePairsLine(active, n);
   s += "tid < dist is only the first pass's condition: from dist=2 on it activates\n";
   s += "the first group alone, and every later group is silently left out.\n";
   s += `\nself-check: iterative kernel matches recursive CPU baseline: ${ok ? "confirmed" : "MISMATCH"}\n`;
   return { text: s, ok };
 }
 
-// ---- 63_bitonic_sort_iterative: result { after, passCount }
-function text63({ after: a, passCount }) {
-  let s = "=== Section 12.3 main: iterative double-loop bitonic sort kernel ===\n\n";
-  s += `input (fixed permutation of 0..15, a[i] = (i*13+5) mod 16):\n  ${row(lessonInput("63"))}\n\n`;
+// 63 and its trap: from the input to the pass count, what both print.
+function sortBody(a, passCount) {
+  let s = `input (fixed permutation of 0..15, a[i] = (i*13+5) mod 16):\n  ${row(lessonInput("63"))}\n\n`;
   s += `after iterative bitonic sort (${passCount} passes total): \n  ${row(a)}\n\n`;
   const reference = numeric(lessonInput("63"));
   s += "reference (via std::sort, independent check -- 16 elements/10 passes\n";
   s += `is too large to hand-trace fully):\n  ${row(reference)}\n\n`;
-  const ok = isSorted(a) && same(a, reference);
   s += "total passes = sum over stages k=2,4,8,16 of log2(k) passes each\n";
   s += `             = 1 + 2 + 3 + 4 = 10, confirmed: ${passCount === 10 ? "yes" : "NO -- BUG"}\n`;
+  return { text: s, sorted: isSorted(a), reference };
+}
+
+// ---- 63_bitonic_sort_iterative: result { after, passCount }
+function text63({ after: a, passCount }) {
+  let s = "=== Section 12.3 main: iterative double-loop bitonic sort kernel ===\n\n";
+  const { text, sorted, reference } = sortBody(a, passCount);
+  s += text;
+  const ok = sorted && same(a, reference);
   s += `\nself-check: iterative kernel result matches std::sort reference: ${ok ? "confirmed" : "MISMATCH"}\n`;
   return { text: s, ok: ok && passCount === 10 };
 }
 
-// ---- 63_trap_no_pair_guard: result { after, passCount }. On a GPU the
-// outcome is a data race's: the text says so, and prints what the GPU left.
-// (The CUDA program says "launch" and "CUDA"; here it is a WGSL dispatch.)
+// ---- 63_trap_no_pair_guard: result { after, passCount }. 63's text with the
+// trap's lines. On a GPU the outcome is a data race's: the text says so, and
+// prints what the GPU left. The CUDA program says "same launch" and "CUDA
+// does not define"; here it is a WGSL dispatch (README.md says so).
 function text63Trap({ after: a, passCount }, mode) {
   const replay = mode === "replay";
   let s = "=== Section 12.3 COMMON TRAP on the GPU: the kernel without if (l > i) ===\n\n";
@@ -142,17 +144,19 @@ function text63Trap({ after: a, passCount }, mode) {
     s += "same dispatch: a DATA RACE. WGSL does not define its outcome; what follows\n";
     s += "is what this GPU happened to produce on this run.\n\n";
   }
-  s += `input (fixed permutation of 0..15, a[i] = (i*13+5) mod 16):\n  ${row(lessonInput("63"))}\n\n`;
-  s += `after ${replay ? "the replay with no pair guard" : "the racy kernel, as this GPU left it"} (${passCount} passes total): \n  ${row(a)}\n\n`;
-  const reference = numeric(lessonInput("63"));
-  s += `reference (via std::sort):\n  ${row(reference)}\n\n`;
-  const sorted = isSorted(a);
+  const { text, sorted, reference } = sortBody(a, passCount);
+  s += text;
   const ok = sorted && same(a, reference);
   const kept = same(numeric(a), reference);
-  s += `is the result sorted: ${sorted ? "yes" : "no"}; are the input's 16 keys all still there: ${
+  s += `\nis the result sorted: ${sorted ? "yes" : "no"}; are the input's 16 keys all still there: ${
     kept ? "yes" : "no -- keys were lost or duplicated"}\n`;
-  s += "\nonly the guard if (l > i) -- one writer per pair -- makes the outcome fixed,\n";
+  if (replay) {
+    s += "each pair is ordered by i, then swapped straight back by l: every\n";
+    s += "comparison comes out reversed -- not half of them, as the book says (see\n";
+    s += "ch12/ERRATA.md).\n";
+  }
+  s += "only the guard if (l > i) -- one writer per pair -- makes the outcome fixed,\n";
   s += "and right.\n";
   s += `\nself-check: iterative kernel result matches std::sort reference: ${ok ? "confirmed" : "MISMATCH"}\n`;
-  return { text: s, ok };
+  return { text: s, ok: ok && passCount === 10 };
 }
