@@ -9,6 +9,8 @@ used). Fails unless at least MIN_TESTS tests ran.
 """
 
 import argparse
+import copy
+import json
 import os
 import stat
 import subprocess
@@ -34,18 +36,24 @@ def run(cmd, env=None, cwd=None, timeout=300):
 
 
 def read_table(build):
-    with open(os.path.join(build, "ch12_programs.tsv")) as f:
-        return [l.rstrip("\n").split("\t") for l in f if l.strip() and not l.startswith("#")]
+    with open(os.path.join(build, "ch12_programs.json")) as f:
+        return json.load(f)
 
 
-def write_build(folder, rows, cuda="ON\tnvcc", vulkan="ON\tglslc"):
+def write_build(folder, rows, cuda_reason=None):
+    """A stand-in build folder: its table holds the given rows (of the real
+    build's table, changed as a test needs), and no CMakeCache.txt."""
     os.makedirs(folder, exist_ok=True)
-    with open(os.path.join(folder, "ch12_programs.tsv"), "w") as f:
-        f.write("# header\n")
-        for r in rows:
-            f.write("\t".join(r) + "\n")
-    with open(os.path.join(folder, "ch12_build.tsv"), "w") as f:
-        f.write("cuda\t%s\nvulkan\t%s\n" % (cuda, vulkan))
+    table = {"format": "ch12-programs 1", "source_dir": REPO, "build_dir": folder,
+             "cuda": {"configured": cuda_reason is None, "compiler": "nvcc", "reason": cuda_reason or ""},
+             "vulkan": {"configured": True, "compiler": "glslc", "reason": ""},
+             "rows": rows, "tests": []}
+    with open(os.path.join(folder, "ch12_programs.json"), "w") as f:
+        json.dump(table, f)
+
+
+def records(row):
+    return {r["mode"]: r["record"] for r in row["runs"]}
 
 
 class RunAllTest(unittest.TestCase):
@@ -54,10 +62,17 @@ class RunAllTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         self.addCleanup(self.tmp.cleanup)
-        self.rows = read_table(ARGS.build_dir)
+        self.table = read_table(ARGS.build_dir)
 
     def row(self, name):
-        return [r for r in self.rows if r[1] == name][0]
+        return copy.deepcopy([r for r in self.table["rows"] if r["name"] == name][0])
+
+    def built(self, name):
+        """The row, or a skip of this test when this build could not make it."""
+        r = self.row(name)
+        if any(run["record"]["unbuilt"] for run in r["runs"]):
+            self.skipTest("%s is not built in this build (%s)" % (name, r["runs"][0]["record"]["unbuilt"]))
+        return r
 
     def test_no_build_folder_is_a_failure(self):
         rc, out, err = run([RUN_ALL, "--no-build", "59", "61", "63"], env={"CH12_BUILD_DIR": "/nonexistent/build"})
@@ -65,8 +80,10 @@ class RunAllTest(unittest.TestCase):
         self.assertIn("no build", err)
 
     def test_a_missing_gpu_binary_is_a_fail_when_cuda_is_configured(self):
-        r = list(self.row("59_bitonic_split_kernel"))
-        r[5] = os.path.join(self.tmp.name, "gone", "59_bitonic_split_kernel")  # the path: not there
+        r = self.row("59_bitonic_split_kernel")
+        for rec in records(r).values():  # the program: not there
+            rec.update(unbuilt=None, target="59_bitonic_split_kernel",
+                       program=[os.path.join(self.tmp.name, "gone", "59_bitonic_split_kernel")])
         build = os.path.join(self.tmp.name, "b")
         write_build(build, [r])
         rc, out, err = run([RUN_ALL, "--no-build", "59"], env={"CH12_BUILD_DIR": build})
@@ -74,17 +91,19 @@ class RunAllTest(unittest.TestCase):
         self.assertRegex(out, r"\n59 +12\.1 +GPU +FAIL +[0-9.]+ +not built")
 
     def test_skip_only_when_cuda_is_not_configured_and_it_says_how_to_fix_it(self):
-        r = list(self.row("59_bitonic_split_kernel"))
-        r[5] = "-"
+        r = self.row("59_bitonic_split_kernel")
+        reason = "59_bitonic_split_kernel: CUDA is not configured in this build (no nvcc was found): install the CUDA toolkit"
+        for rec in records(r).values():
+            rec["unbuilt"] = reason
         build = os.path.join(self.tmp.name, "b")
-        write_build(build, [r], cuda="OFF\tCUDA is not configured in this build (no nvcc was found): install the CUDA toolkit")
+        write_build(build, [r], cuda_reason=reason)
         rc, out, err = run([RUN_ALL, "--no-build", "59"], env={"CH12_BUILD_DIR": build})
         self.assertEqual(rc, 0, out + err)
         self.assertRegex(out, r"\n59 +12\.1 +GPU +SKIP .*install the CUDA toolkit")
 
     def test_a_replay_is_its_own_cpu_row_and_never_a_gpu_pass(self):
         build = os.path.join(self.tmp.name, "b")
-        write_build(build, [self.row("59_bitonic_split_kernel")])
+        write_build(build, [self.built("59_bitonic_split_kernel")])
         rc, out, err = run([RUN_ALL, "--no-build", "59"], env={"CH12_BUILD_DIR": build, "CUDA_VISIBLE_DEVICES": ""})
         self.assertEqual(rc, 0, out + err)
         self.assertRegex(out, r"\n59 \(replay\) +12\.1 +CPU +PASS")
@@ -92,7 +111,7 @@ class RunAllTest(unittest.TestCase):
 
     def test_a_relative_build_dir_is_taken_from_the_current_folder(self):
         os.makedirs(os.path.join(self.tmp.name, "here", "rel"))
-        write_build(os.path.join(self.tmp.name, "here", "rel"), [self.row("58_bitonic_split_cpu_baseline")])
+        write_build(os.path.join(self.tmp.name, "here", "rel"), [self.built("58_bitonic_split_cpu_baseline")])
         rc, out, err = run([RUN_ALL, "--no-build", "58"], env={"CH12_BUILD_DIR": "rel"},
                            cwd=os.path.join(self.tmp.name, "here"))
         self.assertEqual(rc, 0, out + err)
@@ -169,8 +188,7 @@ class CMakeTest(unittest.TestCase):
         return run([ARGS.cmake, "-S", REPO, "-B", build] + list(defs), env=env, timeout=600)
 
     def cuda_state(self, build):
-        with open(os.path.join(build, "ch12_build.tsv")) as f:
-            return [l.split("\t")[1] for l in f if l.startswith("cuda\t")][0]
+        return "ON" if read_table(build)["cuda"]["configured"] else "OFF"
 
     def path_without_nvcc(self):
         keep = [p for p in os.environ.get("PATH", "").split(os.pathsep)
