@@ -269,11 +269,9 @@ class Children:
                                 stdout=subprocess.PIPE if capture else None,
                                 stderr=subprocess.STDOUT if capture else None,
                                 start_new_session=True)
-        cls.current = proc
-        try:
-            out, _ = proc.communicate()
-        finally:
-            cls.current = None
+        cls.current = proc   # stop() needs it if an interrupt comes
+        out, _ = proc.communicate()
+        cls.current = None
         return proc.returncode, (out or b"").decode("utf-8", errors="backslashreplace")
 
     @classmethod

@@ -12,10 +12,13 @@ import argparse
 import copy
 import json
 import os
+import shutil
+import signal
 import stat
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -129,6 +132,283 @@ class RunAllTest(unittest.TestCase):
         self.assertIn("Usage:", out)
         self.assertEqual(err, "")
 
+    def fake_row(self, like, check, program, args=()):
+        """A row of the table (a copy of `like`'s) whose run is the given check of the given command."""
+        r = self.row(like)
+        rec = records(r)["run"]
+        rec.update(unbuilt=None, target="", check=list(check), program=list(program), args=list(args))
+        r["runs"] = [x for x in r["runs"] if x["mode"] == "run"]
+        return r
+
+    # ---- issue 18, item 7: the table flows one way
+
+    def test_each_row_runs_exactly_its_ctest_command(self):
+        rc, out, err = run(["ctest", "--test-dir", ARGS.build_dir, "--show-only=json-v1"])
+        self.assertEqual(rc, 0, err)
+        commands = {t["name"]: t.get("command") for t in json.loads(out)["tests"]}
+        rows = 0
+        for rec in self.table["tests"]:
+            self.assertIn(rec["test"], commands)
+            if rec["unbuilt"]:
+                self.assertIn("SKIPPED", " ".join(commands[rec["test"]]), rec["test"])
+                continue
+            self.assertEqual(commands[rec["test"]], rec["compare"] + rec["check"] + ["--"] + rec["program"] + rec["args"],
+                             rec["test"])
+        for row in self.table["rows"]:
+            for r in row["runs"]:
+                self.assertIn(r["record"], self.table["tests"], row["name"])
+                rows += 1
+        self.assertGreater(rows, 20)
+
+    def test_program_names_read_before_configuring_are_the_tables(self):
+        sys.path.insert(0, HERE)
+        import run_all
+        from_source = run_all.names_from_source()
+        self.assertIsNotNone(from_source, "a RUN_ALL declaration is not plain enough to be read without CMake")
+        self.assertEqual(from_source, {x for r in self.table["rows"] for x in (r["id"], r["name"])})
+
+    # ---- issue 16, items 11-14: run_all.sh and its build folder
+
+    def test_a_build_of_another_checkout_is_refused_with_what_to_do(self):
+        build = os.path.join(self.tmp.name, "moved", "build")
+        write_build(build, [self.built("58_bitonic_split_cpu_baseline")])
+        with open(os.path.join(build, "CMakeCache.txt"), "w") as f:
+            f.write("CMAKE_HOME_DIRECTORY:INTERNAL=%s\n" % os.path.join(self.tmp.name, "src"))
+        for args in (["--no-build", "58"], ["58"]):
+            rc, out, err = run([RUN_ALL] + args, env={"CH12_BUILD_DIR": build})
+            self.assertEqual(rc, 1, out + err)
+            self.assertIn("was configured for the source in %s" % os.path.join(self.tmp.name, "src"), err)
+            self.assertIn("rm -rf '%s'" % build, err)
+            self.assertNotIn("PASS", out)
+
+    def test_two_runs_at_once_take_turns_on_the_build_folder(self):
+        import fcntl
+        build = os.path.join(self.tmp.name, "b")
+        write_build(build, [self.built("58_bitonic_split_cpu_baseline")])
+        with open(os.path.join(build, ".run_all.lock"), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # another run_all.sh, building
+            p = subprocess.Popen([RUN_ALL, "--no-build", "58"], env=dict(os.environ, CH12_BUILD_DIR=build),
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            time.sleep(3)
+            self.assertIsNone(p.poll(), "it did not wait for the lock")
+        out, err = p.communicate(timeout=120)
+        self.assertEqual(p.returncode, 0, out + err)
+        self.assertIn(b"waiting: another run_all.sh is using the build folder", err)
+        self.assertRegex(out.decode(), r"\n58 +12\.1 +CPU +PASS")
+
+    def test_an_unknown_program_is_exit_2_before_anything_is_configured_even_without_cmake(self):
+        tools = os.path.join(self.tmp.name, "bin")
+        os.makedirs(tools)
+        for tool in ("bash", "python3", "dirname", "env"):
+            found = shutil.which(tool)
+            if found:
+                os.symlink(found, os.path.join(tools, tool))
+        fresh = os.path.join(self.tmp.name, "fresh build")
+        rc, out, err = run(["bash", RUN_ALL, "64"], env={"CH12_BUILD_DIR": fresh, "PATH": tools})
+        self.assertEqual(rc, 2, out + err)
+        self.assertIn("no program '64'", err)
+        self.assertFalse(os.path.exists(fresh), "it made a build folder for a bad name")
+        rc, out, err = run(["bash", RUN_ALL, "58"], env={"CH12_BUILD_DIR": fresh, "PATH": tools})
+        self.assertEqual(rc, 1, out + err)
+        self.assertIn("'cmake' was not found", err)
+
+    def test_quiet_prints_the_difference_of_a_failing_row(self):
+        golden = os.path.join(self.tmp.name, "golden.txt")
+        with open(golden, "w") as f:
+            f.write("the golden line\n")
+        r = self.fake_row("58_bitonic_split_cpu_baseline", ["--golden", golden],
+                          [sys.executable, "-c", "print('another line')"])
+        build = os.path.join(self.tmp.name, "b")
+        write_build(build, [r])
+        rc, out, err = run([RUN_ALL, "--no-build", "--quiet", "58"], env={"CH12_BUILD_DIR": build})
+        self.assertEqual(rc, 1, out + err)
+        self.assertRegex(out, r"\n58 +12\.1 +CPU +FAIL .*printed below the table")
+        self.assertIn("---- 58: FAIL ----", out)
+        self.assertIn("-the golden line$", out)
+        self.assertIn("+another line$", out)
+        self.assertNotIn("see above", out)
+
+    # ---- issue 18, item 7: the exercises' and the web page's rows
+
+    def test_exercises_run_with_their_flag_and_a_starter_says_what_its_check_said(self):
+        build = os.path.join(self.tmp.name, "b")
+        write_build(build, [self.built("58_bitonic_split_cpu_baseline"), self.built("ex2_any_n"),
+                            self.built("ex2_any_n_solution")])
+        rc, out, err = run([RUN_ALL, "--no-build"], env={"CH12_BUILD_DIR": build})
+        self.assertEqual(rc, 0, out + err)
+        self.assertNotIn("ex2", out.split("Summary")[1])
+        rc, out, err = run([RUN_ALL, "--no-build", "--exercises"], env={"CH12_BUILD_DIR": build})
+        self.assertEqual(rc, 0, out + err)
+        summary = out.split("Summary")[1]
+        self.assertRegex(summary, r"\nex2 +12\.3 +CPU +TODO .*as shipped -- its check said: check 1, n = 1 \.\. 100.*NOT YET")
+        self.assertRegex(summary, r"\nex2 solution +12\.3 +CPU +PASS")
+        self.assertNotRegex(summary, r"\n58 ")
+        rc, out, err = run([RUN_ALL, "--no-build", "ex2"], env={"CH12_BUILD_DIR": build})
+        self.assertRegex(out.split("Summary")[1], r"\nex2 +12\.3 +CPU +TODO")
+
+    def test_web_rows_with_their_flag_say_how_to_install_what_is_missing(self):
+        build = os.path.join(self.tmp.name, "b")
+        write_build(build, [self.built("58_bitonic_split_cpu_baseline"), self.row("web_page_output_59"),
+                            self.row("59_bitonic_split_kernel")])
+        env = {"CH12_BUILD_DIR": build, "CH12_CHROMEDRIVER": "/nonexistent/chromedriver", "CUDA_VISIBLE_DEVICES": ""}
+        rc, out, err = run([RUN_ALL, "--no-build", "59"], env=env)
+        self.assertNotIn("(web)", out)
+        rc, out, err = run([RUN_ALL, "--no-build", "--web", "59"], env=env)
+        self.assertEqual(rc, 0, out + err)
+        self.assertRegex(out.split("Summary")[1],
+                         r"\n59 \(web\) +12\.1 +WEB +SKIP .*apt-get install chromium chromium-driver")
+
+    # ---- issue 16, item 10: an interrupt stops what runs
+
+    def test_sigint_and_sigterm_stop_the_program_and_exit_130_or_143(self):
+        r = self.fake_row("58_bitonic_split_cpu_baseline", ["--timeout", "100", "--expect-line=x"],
+                          [sys.executable, sleeper(self.tmp.name)])
+        build = os.path.join(self.tmp.name, "b")
+        write_build(build, [r])
+        assert_stopped_by_signals(self, [RUN_ALL, "--no-build", "58"], {"CH12_BUILD_DIR": build}, self.tmp.name)
+
+
+def sleeper(folder):
+    """A program that starts a child and sleeps, having written both pids to $CH12_TEST_PIDFILE."""
+    path = os.path.join(folder, "sleeper.py")
+    with open(path, "w") as f:
+        f.write("import os, subprocess, sys, time\n"
+                "c = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'])\n"
+                "p = os.environ['CH12_TEST_PIDFILE']\n"
+                "open(p + '.tmp', 'w').write('%d %d' % (os.getpid(), c.pid))\n"
+                "os.rename(p + '.tmp', p)\n"
+                "time.sleep(120)\n")
+    return path
+
+
+def process_alive(pid):
+    """True while pid runs (a zombie, killed but not yet reaped, is not alive)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
+
+
+def assert_stopped_by_signals(test, command, env, folder):
+    """command, once its program runs, gets SIGINT (then, again, SIGTERM): it
+    must exit 130 (143) with no traceback, and leave no process behind."""
+    for sig, status in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
+        pidfile = os.path.join(folder, "pids.%d" % sig)
+        tool = subprocess.Popen(command, env=dict(os.environ, CH12_TEST_PIDFILE=pidfile, **env),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        deadline = time.time() + 60
+        while not os.path.exists(pidfile) and time.time() < deadline and tool.poll() is None:
+            time.sleep(0.05)
+        if not os.path.exists(pidfile):
+            tool.kill()
+            test.fail("the program never started: %r" % (tool.communicate(),))
+        with open(pidfile) as f:
+            pids = [int(x) for x in f.read().split()]
+        tool.send_signal(sig)
+        out, err = tool.communicate(timeout=30)
+        test.assertEqual(tool.returncode, status, (out + err).decode(errors="replace"))
+        test.assertNotIn(b"Traceback", out + err)
+        for pid in pids:
+            deadline = time.time() + 10
+            while time.time() < deadline and process_alive(pid):
+                time.sleep(0.05)
+            test.assertFalse(process_alive(pid), "%s left process %d running" % (signal.Signals(sig).name, pid))
+
+
+class MetaUsageTest(unittest.TestCase):
+    """check_usage_tests.py: a usage check that the usage alone satisfies is named; a real one is not."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+
+    def test_a_check_that_the_usage_alone_satisfies_is_caught(self):
+        prog = os.path.join(self.tmp.name, "fake.py")
+        with open(prog, "w") as f:
+            f.write("import sys\nu = 'usage: fake [--n N]   (Section 12.1)\\n'\n"
+                    "if '--help' in sys.argv: sys.stdout.write(u); sys.exit(0)\n"
+                    "sys.stderr.write(\"fake: --n: 'x' is not a number\\n\" + u); sys.exit(2)\n")
+        compare = [sys.executable, os.path.join(HERE, "compare_output.py")]
+
+        def record(name, problem):
+            return {"test": name, "labels": ["usage"], "bad_command_line": True, "unbuilt": None, "target": "",
+                    "compare": compare, "program": [sys.executable, prog], "args": ["--n", "x"],
+                    "check": ["--timeout", "60", "--expect-exit", "2", "--expect-empty-stdout",
+                              "--expect-stderr-contains=usage: fake", "--expect-stderr-contains=" + problem]}
+        for tests, status in (([record("usage_fake_weak", "12"), record("usage_fake_named", "--n: 'x' is not a number")], 1),
+                              ([record("usage_fake_named", "--n: 'x' is not a number")], 0)):
+            build = os.path.join(self.tmp.name, "b%d" % status)
+            write_build(build, [])
+            with open(os.path.join(build, "ch12_programs.json")) as f:
+                table = json.load(f)
+            table["tests"] = tests
+            with open(os.path.join(build, "ch12_programs.json"), "w") as f:
+                json.dump(table, f)
+            rc, out, err = run([sys.executable, os.path.join(HERE, "check_usage_tests.py"), "--build-dir", build])
+            self.assertEqual(rc, status, out + err)
+            if status:
+                self.assertIn("FAIL: usage_fake_weak: passes with only the usage on stderr", out)
+                self.assertNotIn("usage_fake_named:", out)
+
+
+class StandaloneBuildTest(unittest.TestCase):
+    """standalone_build.py: its scratch folder is its own (issue 16, item 2)."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        # a checkout of our own to be endangered: ch12/ with one listing, common/
+        self.repo = os.path.join(self.tmp.name, "clone")
+        os.makedirs(os.path.join(self.repo, "ch12"))
+        shutil.copy(os.path.join(REPO, "ch12", "58_bitonic_split_cpu_baseline.cpp"), os.path.join(self.repo, "ch12"))
+        shutil.copytree(os.path.join(REPO, "common"), os.path.join(self.repo, "common"),
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        self.source = os.path.join(self.repo, "ch12", "58_bitonic_split_cpu_baseline.cpp")
+
+    def standalone(self, scratch, compiler="/bin/true", env=None):
+        return run([sys.executable, os.path.join(HERE, "standalone_build.py"), "--compiler", compiler,
+                    "--source", self.source, "--scratch", scratch,
+                    "--golden", os.path.join(REPO, "expected_output", "58_bitonic_split_cpu_baseline.txt")], env=env)
+
+    def files(self):
+        return sorted(os.path.relpath(os.path.join(d, f), self.tmp.name)
+                      for d, _, fs in os.walk(self.tmp.name) for f in fs)
+
+    def test_a_scratch_that_is_or_holds_the_source_or_its_checkout_is_refused(self):
+        before = self.files()
+        unmarked = os.path.join(self.tmp.name, "mine")
+        os.makedirs(unmarked)
+        with open(os.path.join(unmarked, "notes.txt"), "w") as f:
+            f.write("precious\n")
+        for scratch in (os.path.join(self.repo, "ch12"), self.repo, self.tmp.name, "/",
+                        os.path.join(self.repo, "common", "x"), unmarked, os.path.join(self.repo, "ch12", "..")):
+            rc, out, err = self.standalone(scratch)
+            self.assertEqual(rc, 2, scratch + out + err)
+            self.assertIn("refusing --scratch", err)
+            self.assertNotIn("Traceback", err)
+        self.assertEqual(self.files(), sorted(before + ["mine/notes.txt"]))
+
+    def test_it_deletes_only_what_it_made(self):
+        scratch = os.path.join(self.tmp.name, "scratch")
+        self.standalone(scratch)
+        self.assertTrue(os.path.isfile(os.path.join(scratch, ".standalone_build")))
+        with open(os.path.join(scratch, "mine.txt"), "w") as f:
+            f.write("precious\n")
+        self.standalone(scratch)
+        self.assertTrue(os.path.isfile(os.path.join(scratch, "mine.txt")))
+        self.assertTrue(os.path.isfile(os.path.join(scratch, "ch12", "58_bitonic_split_cpu_baseline.cpp")))
+
+    def test_sigint_and_sigterm_stop_the_compiler_and_exit_130_or_143(self):
+        compiler = os.path.join(self.tmp.name, "slow-compiler")
+        with open(compiler, "w") as f:
+            f.write("#!/bin/sh\nexec %s %s\n" % (sys.executable, sleeper(self.tmp.name)))
+        os.chmod(compiler, 0o755)
+        command = [sys.executable, os.path.join(HERE, "standalone_build.py"), "--compiler", compiler,
+                   "--source", self.source, "--scratch", os.path.join(self.tmp.name, "s"),
+                   "--golden", os.path.join(REPO, "expected_output", "58_bitonic_split_cpu_baseline.txt")]
+        assert_stopped_by_signals(self, command, {}, self.tmp.name)
+
 
 class SanitizeTest(unittest.TestCase):
     """sanitize.py: Skipped without the tool, FAIL on any error, PASS on none."""
@@ -166,6 +446,15 @@ class SanitizeTest(unittest.TestCase):
         rc, out, _ = run([sys.executable, SANITIZE, "--tool", "memcheck", "--", "/bin/true"],
                          env=self.fake_tool("ERROR SUMMARY: 0 errors"))
         self.assertEqual(rc, 0, out)
+
+    def test_sigint_and_sigterm_stop_the_sanitizer_and_program_and_exit_130_or_143(self):
+        tool = os.path.join(self.tmp.name, "compute-sanitizer")
+        with open(tool, "w") as f:  # skips its own six options, then runs the program
+            f.write("#!/bin/sh\nshift 6\nexec \"$@\"\n")
+        os.chmod(tool, 0o755)
+        env = {"PATH": self.tmp.name + os.pathsep + os.environ.get("PATH", "")}
+        assert_stopped_by_signals(self, [sys.executable, SANITIZE, "--tool", "memcheck", "--", sys.executable,
+                                         sleeper(self.tmp.name)], env, self.tmp.name)
 
     def test_unexpected_exit_fails(self):
         rc, out, _ = run([sys.executable, SANITIZE, "--tool", "memcheck", "--expect-exit", "1", "--", "/bin/true"],
@@ -237,4 +526,4 @@ if __name__ == "__main__":
     ap.add_argument("--cmake", default="cmake")
     ARGS, rest = ap.parse_known_args()
     ARGS.build_dir = os.path.abspath(ARGS.build_dir)
-    suite.run([RunAllTest, SanitizeTest, CMakeTest], MIN_TESTS)
+    suite.run([RunAllTest, SanitizeTest, CMakeTest, MetaUsageTest, StandaloneBuildTest], MIN_TESTS)
