@@ -240,7 +240,12 @@ class BuildLock:
         self.fd = None
 
     def __enter__(self):
-        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as e:
+            if self.exclusive:
+                raise Failure("cannot make the lock %s in the build folder: %s" % (self.path, e.strerror))
+            return self  # a build folder this user cannot write to: nobody builds in it through us
         mode = fcntl.LOCK_EX if self.exclusive else fcntl.LOCK_SH
         try:
             fcntl.flock(self.fd, mode | fcntl.LOCK_NB)
@@ -252,7 +257,8 @@ class BuildLock:
         return self
 
     def __exit__(self, *exc):
-        os.close(self.fd)
+        if self.fd is not None:
+            os.close(self.fd)
 
 
 # ---- running a child in its own process group ---------------------------------------------

@@ -530,7 +530,7 @@ class LabelTest(unittest.TestCase):
         self.assertEqual(clashes, [], "ctest -L <a> would also select the tests labelled <b>")
 
 
-MIN_TESTS = 30
+MIN_TESTS = 29
 CASES = [RunAllTest, SanitizeTest, CMakeTest, MetaUsageTest, StandaloneBuildTest, LabelTest]
 
 if __name__ == "__main__":
