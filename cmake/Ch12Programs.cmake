@@ -104,15 +104,20 @@ function(ch12_json_target_file out target)
   set(${out} "${dir}$<TARGET_FILE_NAME:${target}>\"" PARENT_SCOPE)
 endfunction()
 
+# Appends one JSON item to the comma-separated list in a global property.
+function(ch12_append_json property item)
+  get_property(have GLOBAL PROPERTY ${property} SET)
+  if(have)
+    set_property(GLOBAL APPEND_STRING PROPERTY ${property} ",\n    ${item}")
+  else()
+    set_property(GLOBAL PROPERTY ${property} "    ${item}")
+  endif()
+endfunction()
+
 # Records one test for the table (global property CH12_TESTS) and hands its
 # record to the caller in CH12_TEST_RECORD.
 function(ch12_record_test record)
-  get_property(have GLOBAL PROPERTY CH12_TESTS SET)
-  if(have)
-    set_property(GLOBAL APPEND_STRING PROPERTY CH12_TESTS ",\n    ${record}")
-  else()
-    set_property(GLOBAL PROPERTY CH12_TESTS "    ${record}")
-  endif()
+  ch12_append_json(CH12_TESTS "${record}")
   set(CH12_TEST_RECORD "${record}" PARENT_SCOPE)
 endfunction()
 
@@ -433,12 +438,7 @@ function(ch12_table_row)
     set(starter true)
   endif()
   set(row "{\"id\": ${jID}, \"name\": ${jNAME}, \"kind\": ${jKIND}, \"section\": ${jSECTION}, \"what\": ${jWHAT}, \"group\": ${jGROUP}, \"of\": ${jOF}, \"starter_as_shipped\": ${starter}, \"expect_lines\": ${jlines}, \"runs\": [${runs}]}")
-  get_property(have GLOBAL PROPERTY CH12_ROWS SET)
-  if(have)
-    set_property(GLOBAL APPEND_STRING PROPERTY CH12_ROWS ",\n    ${row}")
-  else()
-    set_property(GLOBAL PROPERTY CH12_ROWS "    ${row}")
-  endif()
+  ch12_append_json(CH12_ROWS "${row}")
 endfunction()
 
 # A record kept in a global property, so that it can be handed on by name
