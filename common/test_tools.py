@@ -131,6 +131,9 @@ class RunAllTest(unittest.TestCase):
         self.assertEqual(rc, 0)
         self.assertIn("Usage:", out)
         self.assertEqual(err, "")
+        # issue 18: a replay needs nvcc to be built (no GPU); it does not run "on any machine"
+        self.assertNotIn("any machine", out)
+        self.assertIn("it needs no GPU, but it is built by nvcc", " ".join(out.split()))
 
     def fake_row(self, like, check, program, args=()):
         """A row of the table (a copy of `like`'s) whose run is the given check of the given command."""
