@@ -572,3 +572,9 @@ if __name__ == "__main__":
         sys.exit(main(sys.argv[1:]))
     except Interrupted as e:  # between the handlers' set-up and main's try
         sys.exit(SIGNAL_EXIT[e.signum])
+    except BrokenPipeError:  # ./run_all.sh | head: the reader left; stop quietly
+        Children.stop()
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(devnull, sys.stderr.fileno())
+        sys.exit(1)
