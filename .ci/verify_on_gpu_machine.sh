@@ -12,8 +12,8 @@
 #             fails without a display), and node (xz-compressed)
 #   info      GPU, driver, nvcc, cmake, date
 #   workflow  cmake --workflow --preset default (the README's test command), timed
-#   long      ctest -L long
-#   sanitize  ctest -L sanitize, on its own (it is also part of the workflow)
+#   long      ctest -L '^long$'
+#   sanitize  ctest -L '^sanitize$', on its own (it is also part of the workflow)
 #   bench     the sort benchmark (BENCH_ARGS) and its plot
 #   glsl      the GLSL sort timed through Vulkan (GLSL_BENCH)
 #   tree      the tree table: JS, C++, SEED/GROW/WORK, the project's runtime
@@ -60,11 +60,11 @@ for step in "$@"; do
       grab "tests passed|tests failed|Not Run|\*\*\*Failed|\(Failed\)|Timeout|\(Skipped\)" "$out/workflow.log"
       [ $r -eq 0 ] || status=1 ;;
     long)
-      ctest --test-dir $b -L long -j 4 --output-on-failure >"$out/long.log" 2>&1
+      ctest --test-dir $b -L '^long$' -j 4 --output-on-failure >"$out/long.log" 2>&1
       r=$?; note "ctest -L long: exit $r"; grab "tests passed|tests failed|Skipped|passed," "$out/long.log"
       [ $r -eq 0 ] || status=1 ;;
     sanitize)
-      ctest --test-dir $b -L sanitize -j 8 --output-on-failure >"$out/sanitize.log" 2>&1
+      ctest --test-dir $b -L '^sanitize$' -j 8 --output-on-failure >"$out/sanitize.log" 2>&1
       r=$?; note "ctest -L sanitize: exit $r"; grab "tests passed|tests failed|Skipped" "$out/sanitize.log"
       [ $r -eq 0 ] || status=1 ;;
     bench)

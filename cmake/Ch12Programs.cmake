@@ -5,21 +5,26 @@
 #   [TRAP_OF <id>]            a COMMON TRAP: run_all.sh --traps runs it after lesson <id>
 #   [GOLDEN]                  stdout must equal expected_output/<name>.txt
 #   [REPLAY]                  --replay (the book's CPU replay) must print
-#                             expected_output/<name>.replay.txt, on any machine
-#                             with nvcc (no GPU needed)
+#                             expected_output/<name>.replay.txt; it needs no
+#                             GPU, but nvcc to be built
 #   [REPLAY_BY_LINES]         with REPLAY: the replay is checked like the run
 #                             (EXPECT_EXIT, EXPECT_LINE), not against a golden
-#                             (an exercise a student has edited; run_all.sh
-#                             then has no replay row for it)
+#                             (an exercise a student has edited)
+#   [STARTER_AS_SHIPPED]      an exercise's starter, unedited: its check is
+#                             expected to say NOT YET (run_all.sh shows TODO)
 #   [EXPECT_EXIT <n>]         the run's exit status (default 0; traps: 1)
 #   [EXPECT_LINE "<line>"]    a line the run must print (repeatable)
 #   [ARGS <arg>...]           the run's arguments
-#   [BAD_ARGS "<what>|<arg>|..."...]
+#   [BAD_ARGS "<what>|<arg>|...|=<problem>"...]
 #                             bad command lines: usage_<name>_<what> expects
 #                             exit 2, nothing on stdout, the usage on stderr,
-#                             and stderr naming the bad argument (the token
-#                             marked with a leading '!', else the last one; an
-#                             element "=TEXT" is no argument but the text to find)
+#                             and stderr holding <problem>: the program's own
+#                             message for it (what it prints after "<name>: "),
+#                             or a distinctive part of it that its --help text
+#                             does not hold. (Older forms: a token marked '!',
+#                             else the last one, is the text looked for; the
+#                             test usage_checks_need_the_problem_line fails
+#                             any that the usage alone would satisfy.)
 #   [STANDALONE]              also build it with the book's own command
 #   [VULKAN]                  a Vulkan program (else: .cpp = CPU, .cu = GPU)
 #   [HOPPER]                  has Hopper-only code paths (portable builds add compute_90)
@@ -29,10 +34,10 @@
 #   [SANITIZE_TOOLS <tool>...]       default: memcheck racecheck synccheck initcheck
 # )
 #
-# Tests, each labelled (ctest -L <label>):
+# Tests, each labelled (ctest -L '^<label>$': labels are regular expressions):
 #   golden_<name> / run_<name>   the run: golden and/or lines, exit status      golden|gpu|cpu
 #   replay_<name>                --replay against its golden (no GPU needed)   replay;cpu
-#   no_gpu_<name>                no usable device: nothing on stdout, one line  nogpu
+#   no_gpu_<name>                no usable device: nothing on stdout, one line  no_device
 #                                on stderr (pointing to --replay), exit 77
 #   help_<name>                  --help: usage on stdout, exit 0               usage
 #   usage_<name>_<what>          a bad command line                            usage
@@ -41,6 +46,13 @@
 #   sanitize_<tool>_<name>[_<tag>]  compute-sanitizer finds 0 errors           sanitize;gpu
 # A program that this build cannot make (no nvcc, no glslc) keeps every one of
 # its tests: they report Skipped, with the reason and how to fix it.
+#
+# The table flows one way: each test's finished command is recorded as it is
+# made, and <build>/ch12_programs.json holds them, arguments as lists --
+# run_all.sh runs exactly those commands (the run rows), and the meta-test
+# usage_checks_need_the_problem_line re-runs every bad-command-line check
+# with a stand-in for the program. ch12_row() adds a row that is not a
+# compiled program (the web page's output).
 
 set(CH12_COMPARE ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/common/compare_output.py)
 set(CH12_GOLDEN_DIR ${PROJECT_SOURCE_DIR}/expected_output)
@@ -54,47 +66,139 @@ if(CH12_WARNINGS_AS_ERRORS)
   list(APPEND CH12_CUDA_WARNINGS -Xcompiler=-Werror --Werror=all-warnings)
 endif()
 
+# ---- JSON, for the exported table ------------------------------------------------------
+# A JSON string literal of <text>. (Strings are built with string(APPEND), never
+# as CMake lists, so a '[' or ']' in a check cannot split or join elements.)
+function(ch12_json_string out text)
+  string(REPLACE "\\" "\\\\" text "${text}")
+  string(REPLACE "\"" "\\\"" text "${text}")
+  string(REPLACE "\n" "\\n" text "${text}")
+  string(REPLACE "\r" "\\r" text "${text}")
+  string(REPLACE "\t" "\\t" text "${text}")
+  set(${out} "\"${text}\"" PARENT_SCOPE)
+endfunction()
+
+# A JSON array of strings from the CMake list variable named <listvar>.
+function(ch12_json_list out listvar)
+  set(json "")
+  set(sep "")
+  foreach(item IN LISTS ${listvar})
+    ch12_json_string(s "${item}")
+    string(APPEND json "${sep}${s}")
+    set(sep ", ")
+  endforeach()
+  set(${out} "[${json}]" PARENT_SCOPE)
+endfunction()
+
+# Where a target's program is, for the table: the same file as
+# $<TARGET_FILE:...> (every program lands at the top of the build folder), with
+# the folder escaped for JSON at configure time.
+if(CMAKE_CONFIGURATION_TYPES)
+  set(_ch12_runtime_dir "${PROJECT_BINARY_DIR}/$<CONFIG>")
+else()
+  set(_ch12_runtime_dir "${PROJECT_BINARY_DIR}")
+endif()
+function(ch12_json_target_file out target)
+  ch12_json_string(dir "${_ch12_runtime_dir}/")
+  string(REGEX REPLACE "\"$" "" dir "${dir}")
+  set(${out} "${dir}$<TARGET_FILE_NAME:${target}>\"" PARENT_SCOPE)
+endfunction()
+
+# Appends one JSON item to the comma-separated list in a global property.
+function(ch12_append_json property item)
+  get_property(have GLOBAL PROPERTY ${property} SET)
+  if(have)
+    set_property(GLOBAL APPEND_STRING PROPERTY ${property} ",\n    ${item}")
+  else()
+    set_property(GLOBAL PROPERTY ${property} "    ${item}")
+  endif()
+endfunction()
+
+# Records one test for the table (global property CH12_TESTS) and hands its
+# record to the caller in CH12_TEST_RECORD.
+function(ch12_record_test record)
+  ch12_append_json(CH12_TESTS "${record}")
+  set(CH12_TEST_RECORD "${record}" PARENT_SCOPE)
+endfunction()
+
+# ---- one test --------------------------------------------------------------------------
 # A test that cannot run in this build: it reports Skipped (exit 77) with the reason.
 function(ch12_unbuildable_test name reason)
-  cmake_parse_arguments(T "" "" "LABELS" ${ARGN})
+  cmake_parse_arguments(T "BAD_COMMAND_LINE" "" "LABELS" ${ARGN})
   add_test(NAME ${name} COMMAND ${Python3_EXECUTABLE} -c
            "import sys; print('SKIPPED: ' + sys.argv[1]); sys.exit(77)" "${reason}")
   set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77 LABELS "${T_LABELS}")
+  ch12_json_string(jname "${name}")
+  ch12_json_string(jreason "${reason}")
+  ch12_json_list(jlabels T_LABELS)
+  set(bad false)
+  if(T_BAD_COMMAND_LINE)
+    set(bad true)
+  endif()
+  ch12_record_test("{\"test\": ${jname}, \"labels\": ${jlabels}, \"bad_command_line\": ${bad}, \"unbuilt\": ${jreason}}")
+  set(CH12_TEST_RECORD "${CH12_TEST_RECORD}" PARENT_SCOPE)
 endfunction()
 
-# ch12_test(<name> TARGET <target> [ARGS ...] [CHECK ...] [LABELS ...] [TIMEOUT s] [KIND cpu|gpu|vulkan])
+# ch12_test(<name> {TARGET <target> | PROGRAM <command>...} [ARGS ...] [CHECK ...]
+#           [LABELS ...] [TIMEOUT s] [UNBUILT "<reason>"] [BAD_COMMAND_LINE])
 # One run of a program through compare_output.py (CHECK: its options).
 # Exit 77 from the program (no device) makes the test Skipped, never passed.
+# PROGRAM is a command that is not a target of this build (node and a script);
+# UNBUILT, when not empty, makes the test a Skipped one with that reason.
+# BAD_COMMAND_LINE marks a bad-command-line check (for the meta-test).
+# The test's command is recorded for the table; CH12_TEST_RECORD holds it.
 function(ch12_test name)
-  cmake_parse_arguments(T "" "TARGET;TIMEOUT;KIND" "ARGS;CHECK;LABELS" ${ARGN})
+  cmake_parse_arguments(T "BAD_COMMAND_LINE" "TARGET;TIMEOUT;KIND;UNBUILT" "PROGRAM;ARGS;CHECK;LABELS" ${ARGN})
+  set(bad)
+  if(T_BAD_COMMAND_LINE)
+    set(bad BAD_COMMAND_LINE)
+  endif()
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 120)
   endif()
-  if(NOT TARGET ${T_TARGET})
+  if(T_TARGET AND NOT TARGET "${T_TARGET}" AND "${T_UNBUILT}" STREQUAL "")
     get_property(reason GLOBAL PROPERTY CH12_UNBUILT_${T_TARGET})
-    ch12_unbuildable_test(${name} "${T_TARGET}: ${reason}" LABELS "${T_LABELS}")
+    set(T_UNBUILT "${T_TARGET}: ${reason}")
+  endif()
+  if(NOT "${T_UNBUILT}" STREQUAL "")
+    ch12_unbuildable_test(${name} "${T_UNBUILT}" LABELS ${T_LABELS} ${bad})
+    set(CH12_TEST_RECORD "${CH12_TEST_RECORD}" PARENT_SCOPE)
     return()
   endif()
+
   math(EXPR inner "${T_TIMEOUT} - 5")
-  add_test(NAME ${name} COMMAND ${CH12_COMPARE} --timeout ${inner} ${T_CHECK} -- $<TARGET_FILE:${T_TARGET}> ${T_ARGS})
+  set(check --timeout ${inner} ${T_CHECK})
+  if(T_TARGET)
+    set(program $<TARGET_FILE:${T_TARGET}>)
+    ch12_json_target_file(jprogram ${T_TARGET})
+    set(jprogram "[${jprogram}]")
+  else()
+    set(program ${T_PROGRAM})
+    ch12_json_list(jprogram T_PROGRAM)
+  endif()
+  add_test(NAME ${name} COMMAND ${CH12_COMPARE} ${check} -- ${program} ${T_ARGS})
   set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT ${T_TIMEOUT} LABELS "${T_LABELS}")
+
+  set(compare ${CH12_COMPARE})
+  ch12_json_string(jname "${name}")
+  ch12_json_list(jcompare compare)
+  ch12_json_list(jcheck check)
+  ch12_json_list(jargs T_ARGS)
+  ch12_json_list(jlabels T_LABELS)
+  set(jbad false)
+  if(T_BAD_COMMAND_LINE)
+    set(jbad true)
+  endif()
+  ch12_record_test("{\"test\": ${jname}, \"labels\": ${jlabels}, \"bad_command_line\": ${jbad}, \"unbuilt\": null, \"target\": \"${T_TARGET}\", \"compare\": ${jcompare}, \"check\": ${jcheck}, \"program\": ${jprogram}, \"args\": ${jargs}}")
+  set(CH12_TEST_RECORD "${CH12_TEST_RECORD}" PARENT_SCOPE)
 endfunction()
 
-function(ch12_program name)
-  cmake_parse_arguments(P "RUN_ALL;GOLDEN;REPLAY;REPLAY_BY_LINES;STANDALONE;VULKAN;HOPPER"
-    "SOURCE;ID;SECTION;WHAT;TRAP_OF;EXPECT_EXIT;TIMEOUT"
-    "EXPECT_LINE;ARGS;BAD_ARGS;LIBS;INCLUDES;LABELS;SANITIZE;SANITIZE_TOOLS" ${ARGN})
-  if(NOT DEFINED P_EXPECT_EXIT)
-    set(P_EXPECT_EXIT 0)
-  endif()
-  if(NOT P_TIMEOUT)
-    set(P_TIMEOUT 120)
-  endif()
-  if(NOT P_SANITIZE_TOOLS)
-    set(P_SANITIZE_TOOLS memcheck racecheck synccheck initcheck)
-  endif()
+# ---- ch12_program(), step by step ------------------------------------------------------
+# Each step is a function that reads the parsed declaration (P_*) and what the
+# steps before it found (kind, build_label, reason, labels), from its caller.
 
-  # What it is, and whether this build can make it.
+# What it is (cpu, gpu, vulkan), its build label, and why this build cannot make it ("" if it can).
+function(ch12_program_kind)
   set(reason "")
   if(P_VULKAN)
     set(kind vulkan)
@@ -116,27 +220,37 @@ function(ch12_program name)
   if(P_TRAP_OF)
     list(APPEND labels trap)
   endif()
+  set(kind ${kind} PARENT_SCOPE)
+  set(build_label ${build_label} PARENT_SCOPE)
+  set(reason "${reason}" PARENT_SCOPE)
+  set(labels ${labels} PARENT_SCOPE)
+endfunction()
 
-  if(reason STREQUAL "")
-    add_executable(${name} ${P_SOURCE})
-    target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/common ${P_INCLUDES})
-    if(kind STREQUAL "gpu")
-      target_compile_options(${name} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:${CH12_CUDA_WARNINGS} --threads=0>)
-      target_compile_options(${name} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:${CH12_CXX_WARNINGS}>)
-      if(P_HOPPER)
-        ch12_cuda_hopper_paths(${name})
-      endif()
-    else()
-      target_compile_options(${name} PRIVATE ${CH12_CXX_WARNINGS})
-    endif()
-    if(P_LIBS)
-      target_link_libraries(${name} PRIVATE ${P_LIBS})
+# The executable, or the record of why it is not made.
+function(ch12_program_target name)
+  if(NOT "${reason}" STREQUAL "")
+    set_property(GLOBAL PROPERTY CH12_UNBUILT_${name} "${reason}")
+    return()
+  endif()
+  add_executable(${name} ${P_SOURCE})
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/common ${P_INCLUDES})
+  if(kind STREQUAL "gpu")
+    target_compile_options(${name} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:${CH12_CUDA_WARNINGS} --threads=0>)
+    target_compile_options(${name} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:${CH12_CXX_WARNINGS}>)
+    if(P_HOPPER)
+      ch12_cuda_hopper_paths(${name})
     endif()
   else()
-    set_property(GLOBAL PROPERTY CH12_UNBUILT_${name} "${reason}")
+    target_compile_options(${name} PRIVATE ${CH12_CXX_WARNINGS})
   endif()
+  if(P_LIBS)
+    target_link_libraries(${name} PRIVATE ${P_LIBS})
+  endif()
+endfunction()
 
-  # ---- the run
+# The run (golden_ or run_) and the book's replay (replay_); their records go
+# back to the caller in run_record and replay_record ("" when there is none).
+function(ch12_program_run_tests name)
   set(check)
   if(NOT P_EXPECT_EXIT EQUAL 0)
     list(APPEND check --expect-exit ${P_EXPECT_EXIT})
@@ -147,14 +261,17 @@ function(ch12_program name)
   if(kind STREQUAL "vulkan")
     list(APPEND check "--mask-line-prefix=device: ")
   endif()
+  set(run_record "")
   if(P_GOLDEN)
     ch12_test(golden_${name} TARGET ${name} ARGS ${P_ARGS} CHECK --golden ${CH12_GOLDEN_DIR}/${name}.txt ${check}
               LABELS golden ${kind} ${labels} TIMEOUT ${P_TIMEOUT})
+    set(run_record "${CH12_TEST_RECORD}")
   elseif(P_EXPECT_LINE)
     ch12_test(run_${name} TARGET ${name} ARGS ${P_ARGS} CHECK ${check} LABELS ${kind} ${labels} TIMEOUT ${P_TIMEOUT})
+    set(run_record "${CH12_TEST_RECORD}")
   endif()
 
-  # ---- the book's replay, on the CPU (no GPU needed)
+  set(replay_record "")
   if(P_REPLAY)
     set(rcheck --golden ${CH12_GOLDEN_DIR}/${name}.replay.txt)
     if(P_REPLAY_BY_LINES)
@@ -167,50 +284,57 @@ function(ch12_program name)
       list(APPEND rcheck --expect-exit ${P_EXPECT_EXIT})
     endif()
     ch12_test(replay_${name} TARGET ${name} ARGS --replay CHECK ${rcheck} LABELS replay cpu ${labels})
+    set(replay_record "${CH12_TEST_RECORD}")
   endif()
+  set(run_record "${run_record}" PARENT_SCOPE)
+  set(replay_record "${replay_record}" PARENT_SCOPE)
+endfunction()
 
-  # ---- no usable device: exit 77, nothing on stdout, one line on stderr
+# No usable device: exit 77, nothing on stdout, one line on stderr.
+function(ch12_program_no_device_tests name)
   if(kind STREQUAL "gpu")
     set(ncheck --env CUDA_VISIBLE_DEVICES= --expect-exit 77 --expect-empty-stdout --expect-stderr-lines 1)
     if(P_REPLAY)
       list(APPEND ncheck --expect-stderr-contains=--replay)
     endif()
-    ch12_test(no_gpu_${name} TARGET ${name} ARGS ${P_ARGS} CHECK ${ncheck} LABELS nogpu ${build_label} ${labels})
+    ch12_test(no_gpu_${name} TARGET ${name} ARGS ${P_ARGS} CHECK ${ncheck} LABELS no_device ${build_label} ${labels})
   elseif(kind STREQUAL "vulkan")
     ch12_test(no_gpu_${name} TARGET ${name} ARGS ${P_ARGS}
               CHECK --env VK_ICD_FILENAMES=/nonexistent/icd.json --env VK_DRIVER_FILES=/nonexistent/icd.json
                     --expect-exit 77 --expect-empty-stdout --expect-stderr-lines 1
-              LABELS nogpu ${build_label} ${labels})
+              LABELS no_device ${build_label} ${labels})
     ch12_test(no_loader_${name} TARGET ${name} ARGS ${P_ARGS}
               CHECK --env CH12_VULKAN_LOADER=/nonexistent/libvulkan.so.1
                     --expect-exit 77 --expect-empty-stdout --expect-stderr-lines 1
-              LABELS nogpu ${build_label} ${labels})
+              LABELS no_device ${build_label} ${labels})
   endif()
+endfunction()
 
-  # ---- the command-line convention
+# The command-line convention: --help, each bad command line, a write error.
+function(ch12_program_command_line_tests name)
   ch12_test(help_${name} TARGET ${name} ARGS --help
             CHECK "--expect-line-prefix=usage: ${name}" --expect-stderr-lines 0 LABELS usage ${build_label} ${labels})
   foreach(case IN LISTS P_BAD_ARGS)
     string(REPLACE "|" ";" argv "${case}")
     list(POP_FRONT argv what)
-    set(marked "")
+    set(problem "")
     set(args)
     foreach(a IN LISTS argv)
-      if(a MATCHES "^=(.*)$")  # not an argument: the text stderr must hold
-        set(marked "${CMAKE_MATCH_1}")
+      if(a MATCHES "^=(.*)$")  # not an argument: the problem's text, which stderr must hold
+        set(problem "${CMAKE_MATCH_1}")
       elseif(a MATCHES "^!(.*)$")
-        set(marked "${CMAKE_MATCH_1}")
+        set(problem "${CMAKE_MATCH_1}")
         list(APPEND args "${CMAKE_MATCH_1}")
       else()
         list(APPEND args "${a}")
       endif()
     endforeach()
-    if(marked STREQUAL "")
-      list(GET args -1 marked)
+    if("${problem}" STREQUAL "")
+      list(GET args -1 problem)
     endif()
-    ch12_test(usage_${name}_${what} TARGET ${name} ARGS ${args}
+    ch12_test(usage_${name}_${what} TARGET ${name} ARGS ${args} BAD_COMMAND_LINE
               CHECK --expect-exit 2 --expect-empty-stdout "--expect-stderr-contains=usage: ${name}"
-                    "--expect-stderr-contains=${marked}"
+                    "--expect-stderr-contains=${problem}"
               LABELS usage ${build_label} ${labels})
   endforeach()
   # A write error on stdout is exit 1: the run itself where it exits 0 on any
@@ -225,107 +349,210 @@ function(ch12_program name)
   ch12_test(write_error_${name} TARGET ${name} ARGS ${wargs}
             CHECK --stdout-to /dev/full --expect-exit 1 --expect-stderr-contains "standard output"
             LABELS usage ${build_label} ${labels})
+endfunction()
 
-  # ---- the book's own compile command, in a scratch copy
-  if(P_STANDALONE AND NOT MSVC)
-    if(kind STREQUAL "gpu")
-      set(sargs --compiler "${CMAKE_CUDA_COMPILER}" --golden ${CH12_GOLDEN_DIR}/${name}.replay.txt --run-arg=--replay)
-    else()
-      set(sargs --compiler "${CMAKE_CXX_COMPILER}" --golden ${CH12_GOLDEN_DIR}/${name}.txt)
-    endif()
-    if(reason STREQUAL "")
-      add_test(NAME standalone_${name}
-               COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/common/standalone_build.py
-                       --source ${PROJECT_SOURCE_DIR}/${P_SOURCE}
-                       --scratch ${PROJECT_BINARY_DIR}/standalone/${name} ${sargs})
-      set_tests_properties(standalone_${name} PROPERTIES TIMEOUT 600 LABELS "standalone;${build_label};${labels}")
-    else()
-      ch12_unbuildable_test(standalone_${name} "${name}: ${reason}" LABELS standalone ${build_label} ${labels})
-    endif()
+# The book's own compile command, in a scratch copy.
+function(ch12_program_standalone_test name)
+  if(NOT P_STANDALONE OR MSVC)
+    return()
   endif()
-
-  # ---- compute-sanitizer: every GPU program, every tool, 0 errors
   if(kind STREQUAL "gpu")
-    if(NOT P_SANITIZE)
-      list(JOIN P_ARGS "|" joined)
-      set(P_SANITIZE "|${joined}")
-    endif()
-    foreach(run IN LISTS P_SANITIZE)
-      string(REPLACE "|" ";" argv "${run}")
-      list(POP_FRONT argv tag)
-      if(tag STREQUAL "")
-        set(suffix "")
-      else()
-        set(suffix "_${tag}")
-      endif()
-      set(envs)
-      set(sargs)
-      foreach(a IN LISTS argv)
-        if(a MATCHES "^env:(.*)$")
-          list(APPEND envs "--env=${CMAKE_MATCH_1}")
-        else()
-          list(APPEND sargs "${a}")
-        endif()
-      endforeach()
-      foreach(tool IN LISTS P_SANITIZE_TOOLS)
-        set(tname sanitize_${tool}_${name}${suffix})
-        if(TARGET ${name})
-          add_test(NAME ${tname} COMMAND ${CH12_SANITIZE} --tool ${tool} --expect-exit ${P_EXPECT_EXIT} ${envs}
-                                         -- $<TARGET_FILE:${name}> ${sargs})
-          set_tests_properties(${tname} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900 LABELS "sanitize;gpu;${labels}")
-        else()
-          ch12_unbuildable_test(${tname} "${name}: ${reason}" LABELS sanitize gpu ${labels})
-        endif()
-      endforeach()
-    endforeach()
+    set(sargs --compiler "${CMAKE_CUDA_COMPILER}" --golden ${CH12_GOLDEN_DIR}/${name}.replay.txt --run-arg=--replay)
+  else()
+    set(sargs --compiler "${CMAKE_CXX_COMPILER}" --golden ${CH12_GOLDEN_DIR}/${name}.txt)
   endif()
-
-  # ---- the table run_all.sh reads
-  if(P_RUN_ALL OR P_TRAP_OF)
-    set(trap "-")
-    if(P_TRAP_OF)
-      set(trap "${P_TRAP_OF}")
-    endif()
-    set(golden "-")
-    if(P_GOLDEN)
-      set(golden "${name}.txt")
-    endif()
-    set(replay "-")
-    if(P_REPLAY AND NOT P_REPLAY_BY_LINES)
-      set(replay "${name}.replay.txt")
-    endif()
-    set(line "-")
-    if(P_EXPECT_LINE)
-      list(GET P_EXPECT_LINE 0 line)
-    endif()
-    list(JOIN P_ARGS " " args)
-    if(args STREQUAL "")
-      set(args "-")
-    endif()
-    if(TARGET ${name})
-      set(path "$<TARGET_FILE:${name}>")
-    else()
-      set(path "-")
-    endif()
-    string(TOUPPER "${kind}" KIND)
-    set_property(GLOBAL APPEND_STRING PROPERTY CH12_TABLE
-      "${P_ID}\t${name}\t${KIND}\t${P_SECTION}\t${P_WHAT}\t${path}\t${golden}\t${replay}\t${trap}\t${P_EXPECT_EXIT}\t${line}\t${args}\n")
+  if("${reason}" STREQUAL "")
+    add_test(NAME standalone_${name}
+             COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/common/standalone_build.py
+                     --source ${PROJECT_SOURCE_DIR}/${P_SOURCE}
+                     --scratch ${PROJECT_BINARY_DIR}/standalone/${name} ${sargs})
+    set_tests_properties(standalone_${name} PROPERTIES TIMEOUT 600 LABELS "standalone;${build_label};${labels}")
+  else()
+    ch12_unbuildable_test(standalone_${name} "${name}: ${reason}" LABELS standalone ${build_label} ${labels})
   endif()
 endfunction()
 
-# Writes <build>/ch12_programs.tsv (the programs run_all.sh runs, in order) and
-# <build>/ch12_build.tsv (what this build could make, and how to fix what not).
+# compute-sanitizer: every GPU program, every tool, 0 errors.
+function(ch12_program_sanitize_tests name)
+  if(NOT kind STREQUAL "gpu")
+    return()
+  endif()
+  set(runs ${P_SANITIZE})
+  if(NOT runs)
+    list(JOIN P_ARGS "|" joined)
+    set(runs "|${joined}")
+  endif()
+  foreach(run IN LISTS runs)
+    string(REPLACE "|" ";" argv "${run}")
+    list(POP_FRONT argv tag)
+    set(suffix "")
+    if(NOT "${tag}" STREQUAL "")
+      set(suffix "_${tag}")
+    endif()
+    set(envs)
+    set(sargs)
+    foreach(a IN LISTS argv)
+      if(a MATCHES "^env:(.*)$")
+        list(APPEND envs "--env=${CMAKE_MATCH_1}")
+      else()
+        list(APPEND sargs "${a}")
+      endif()
+    endforeach()
+    foreach(tool IN LISTS P_SANITIZE_TOOLS)
+      set(tname sanitize_${tool}_${name}${suffix})
+      if(TARGET ${name})
+        add_test(NAME ${tname} COMMAND ${CH12_SANITIZE} --tool ${tool} --expect-exit ${P_EXPECT_EXIT} ${envs}
+                                       -- $<TARGET_FILE:${name}> ${sargs})
+        set_tests_properties(${tname} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900 LABELS "sanitize;gpu;${labels}")
+      else()
+        ch12_unbuildable_test(${tname} "${name}: ${reason}" LABELS sanitize gpu ${labels})
+      endif()
+    endforeach()
+  endforeach()
+endfunction()
+
+# One row of the table run_all.sh runs: what it is, and the finished records
+# of its runs (given as "<mode>|<record>" pairs in ARGN: mode run, replay or web).
+# group: lesson, trap, extra, exercise or web; of: the lesson a trap or web row follows.
+function(ch12_table_row)
+  cmake_parse_arguments(R "STARTER_AS_SHIPPED" "ID;NAME;KIND;SECTION;WHAT;GROUP;OF;UNBUILT" "EXPECT_LINE;RUNS" ${ARGN})
+  set(runs "")
+  set(sep "")
+  list(LENGTH R_RUNS n)
+  set(i 0)
+  while(i LESS n)
+    list(GET R_RUNS ${i} mode)
+    math(EXPR i "${i} + 1")
+    list(GET R_RUNS ${i} key)
+    math(EXPR i "${i} + 1")
+    get_property(record GLOBAL PROPERTY ${key})
+    string(APPEND runs "${sep}{\"mode\": \"${mode}\", \"record\": ${record}}")
+    set(sep ", ")
+  endwhile()
+  foreach(field ID NAME KIND SECTION WHAT GROUP OF)
+    ch12_json_string(j${field} "${R_${field}}")
+  endforeach()
+  ch12_json_list(jlines R_EXPECT_LINE)
+  set(starter false)
+  if(R_STARTER_AS_SHIPPED)
+    set(starter true)
+  endif()
+  set(row "{\"id\": ${jID}, \"name\": ${jNAME}, \"kind\": ${jKIND}, \"section\": ${jSECTION}, \"what\": ${jWHAT}, \"group\": ${jGROUP}, \"of\": ${jOF}, \"starter_as_shipped\": ${starter}, \"expect_lines\": ${jlines}, \"runs\": [${runs}]}")
+  ch12_append_json(CH12_ROWS "${row}")
+endfunction()
+
+# A record kept in a global property, so that it can be handed on by name
+# (a record is JSON text, which is no CMake list).
+function(ch12_keep_record key record)
+  set_property(GLOBAL PROPERTY ${key} "${record}")
+endfunction()
+
+# The row of a program that run_all.sh runs (RUN_ALL or TRAP_OF).
+function(ch12_program_table_row name)
+  if(NOT P_RUN_ALL AND NOT P_TRAP_OF)
+    return()
+  endif()
+  if("${run_record}" STREQUAL "")
+    message(FATAL_ERROR "ch12_program(${name}): RUN_ALL or TRAP_OF needs a check of its run (GOLDEN or EXPECT_LINE)")
+  endif()
+  if(P_TRAP_OF)
+    set(group trap)
+  elseif("exercise" IN_LIST P_LABELS)
+    set(group exercise)
+  elseif(P_SECTION STREQUAL "extra")
+    set(group extra)
+  else()
+    set(group lesson)
+  endif()
+  ch12_keep_record(CH12_RECORD_run_${name} "${run_record}")
+  set(runs run CH12_RECORD_run_${name})
+  if(NOT "${replay_record}" STREQUAL "")
+    ch12_keep_record(CH12_RECORD_replay_${name} "${replay_record}")
+    list(APPEND runs replay CH12_RECORD_replay_${name})
+  endif()
+  set(starter)
+  if(P_STARTER_AS_SHIPPED)
+    set(starter STARTER_AS_SHIPPED)
+  endif()
+  string(TOUPPER "${kind}" KIND)
+  ch12_table_row(ID "${P_ID}" NAME ${name} KIND ${KIND} SECTION "${P_SECTION}" WHAT "${P_WHAT}"
+                 GROUP ${group} OF "${P_TRAP_OF}" ${starter} EXPECT_LINE ${P_EXPECT_LINE} RUNS ${runs})
+endfunction()
+
+function(ch12_program name)
+  cmake_parse_arguments(P "RUN_ALL;GOLDEN;REPLAY;REPLAY_BY_LINES;STARTER_AS_SHIPPED;STANDALONE;VULKAN;HOPPER"
+    "SOURCE;ID;SECTION;WHAT;TRAP_OF;EXPECT_EXIT;TIMEOUT"
+    "EXPECT_LINE;ARGS;BAD_ARGS;LIBS;INCLUDES;LABELS;SANITIZE;SANITIZE_TOOLS" ${ARGN})
+  if(NOT DEFINED P_EXPECT_EXIT)
+    set(P_EXPECT_EXIT 0)
+  endif()
+  if(NOT P_TIMEOUT)
+    set(P_TIMEOUT 120)
+  endif()
+  if(NOT P_SANITIZE_TOOLS)
+    set(P_SANITIZE_TOOLS memcheck racecheck synccheck initcheck)
+  endif()
+
+  ch12_program_kind()                       # kind, build_label, reason, labels
+  ch12_program_target(${name})
+  ch12_program_run_tests(${name})           # run_record, replay_record
+  ch12_program_no_device_tests(${name})
+  ch12_program_command_line_tests(${name})
+  ch12_program_standalone_test(${name})
+  ch12_program_sanitize_tests(${name})
+  ch12_program_table_row(${name})
+endfunction()
+
+# ch12_row(<name> ID <id> SECTION <12.x> WHAT "<one line>" KIND <shown kind>
+#          GROUP web OF <lesson id> PROGRAM <command>... [ARGS ...] CHECK ...
+#          [LABELS ...] [TIMEOUT s] [UNBUILT "<reason>"])
+# A row of run_all.sh's table that is no compiled program (the web page's
+# output of a lesson): its test <name> is made like any other, through
+# compare_output.py, and run_all.sh runs that test's command.
+function(ch12_row name)
+  cmake_parse_arguments(W "" "ID;SECTION;WHAT;KIND;GROUP;OF;TIMEOUT;UNBUILT" "PROGRAM;ARGS;CHECK;LABELS" ${ARGN})
+  if(NOT W_TIMEOUT)
+    set(W_TIMEOUT 120)
+  endif()
+  ch12_test(${name} PROGRAM ${W_PROGRAM} ARGS ${W_ARGS} CHECK ${W_CHECK} LABELS ${W_LABELS}
+            TIMEOUT ${W_TIMEOUT} UNBUILT "${W_UNBUILT}")
+  ch12_keep_record(CH12_RECORD_row_${name} "${CH12_TEST_RECORD}")
+  ch12_table_row(ID "${W_ID}" NAME ${name} KIND "${W_KIND}" SECTION "${W_SECTION}" WHAT "${W_WHAT}"
+                 GROUP "${W_GROUP}" OF "${W_OF}" RUNS ${W_GROUP} CH12_RECORD_row_${name})
+endfunction()
+
+# Writes <build>/ch12_programs.json: what this build could make (and how to
+# fix what not), the rows run_all.sh runs (in order), and every test's
+# finished command. Call once, after every declaration.
 function(ch12_write_program_table)
-  get_property(table GLOBAL PROPERTY CH12_TABLE)
-  file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/ch12_programs.tsv CONTENT
-       "# id\tname\tkind\tsection\twhat\tpath\tgolden\treplay\ttrap_of\texpect_exit\texpect_line\targs\n${table}")
-  set(cuda "OFF\t${CH12_NO_CUDA_REASON}")
+  get_property(rows GLOBAL PROPERTY CH12_ROWS)
+  get_property(tests GLOBAL PROPERTY CH12_TESTS)
+  foreach(v PROJECT_SOURCE_DIR PROJECT_BINARY_DIR CMAKE_CUDA_COMPILER CH12_NO_CUDA_REASON CH12_GLSLC CH12_NO_VULKAN_REASON)
+    ch12_json_string(j_${v} "${${v}}")
+  endforeach()
+  set(cuda false)
   if(CH12_HAVE_CUDA)
-    set(cuda "ON\t${CMAKE_CUDA_COMPILER}")
+    set(cuda true)
   endif()
-  set(vulkan "OFF\t${CH12_NO_VULKAN_REASON}")
+  set(vulkan false)
   if(CH12_HAVE_VULKAN)
-    set(vulkan "ON\t${CH12_GLSLC}")
+    set(vulkan true)
   endif()
-  file(WRITE ${PROJECT_BINARY_DIR}/ch12_build.tsv "cuda\t${cuda}\nvulkan\t${vulkan}\n")
+  # run_all.sh builds this (nothing) first: any build runs CMake again when a
+  # declaration has changed since (an exercise's starter), so the table is fresh.
+  add_custom_target(ch12_table)
+  file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/ch12_programs.json CONTENT "{
+  \"format\": \"ch12-programs 1\",
+  \"source_dir\": ${j_PROJECT_SOURCE_DIR},
+  \"build_dir\": ${j_PROJECT_BINARY_DIR},
+  \"cuda\": {\"configured\": ${cuda}, \"compiler\": ${j_CMAKE_CUDA_COMPILER}, \"reason\": ${j_CH12_NO_CUDA_REASON}},
+  \"vulkan\": {\"configured\": ${vulkan}, \"compiler\": ${j_CH12_GLSLC}, \"reason\": ${j_CH12_NO_VULKAN_REASON}},
+  \"rows\": [
+${rows}
+  ],
+  \"tests\": [
+${tests}
+  ]
+}
+")
 endfunction()

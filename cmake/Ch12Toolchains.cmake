@@ -6,6 +6,8 @@
 
 # ---- CUDA -----------------------------------------------------------------------
 option(CH12_CUDA "Build the CUDA programs when a CUDA compiler is found" ON)
+set(CH12_NVCC_HOMES "/usr/local/cuda/bin;/usr/local/cuda-*/bin;/opt/cuda/bin;/usr/lib/cuda/bin" CACHE STRING
+    "Where nvcc is looked for after PATH, CUDA_HOME and CUDA_PATH (newest first where a glob matches several)")
 # A "not found" from an earlier configure must not stick: look again.
 if(DEFINED CACHE{CMAKE_CUDA_COMPILER} AND NOT CMAKE_CUDA_COMPILER)
   unset(CMAKE_CUDA_COMPILER CACHE)
@@ -15,20 +17,44 @@ if(DEFINED ENV{CUDACXX} AND NOT "$ENV{CUDACXX}" STREQUAL "" AND NOT EXISTS "$ENV
                   "is looked for on PATH and in its usual homes instead.")
   unset(ENV{CUDACXX})
 endif()
+# A CUDACXX that exists must be nvcc: say what it names, and why it is not.
+set(_ch12_bad_cudacxx "")
+if(CH12_CUDA AND DEFINED ENV{CUDACXX} AND NOT "$ENV{CUDACXX}" STREQUAL "")
+  execute_process(COMMAND "$ENV{CUDACXX}" --version OUTPUT_VARIABLE _ch12_out ERROR_VARIABLE _ch12_err
+                  RESULT_VARIABLE _ch12_rc TIMEOUT 60)
+  if(NOT _ch12_rc EQUAL 0 OR NOT _ch12_out MATCHES "Cuda compilation tools|NVIDIA \\(R\\) Cuda compiler")
+    string(STRIP "${_ch12_out}${_ch12_err}" _ch12_said)
+    string(REGEX REPLACE "\n.*" "" _ch12_said "${_ch12_said}")
+    if(NOT _ch12_rc EQUAL 0 AND _ch12_said STREQUAL "")
+      set(_ch12_said "exited with status ${_ch12_rc} and printed nothing")
+    elseif(NOT _ch12_rc EQUAL 0)
+      set(_ch12_said "exited with status ${_ch12_rc}, printing '${_ch12_said}'")
+    else()
+      set(_ch12_said "printed '${_ch12_said}', not nvcc's 'Cuda compilation tools'")
+    endif()
+    set(_ch12_bad_cudacxx "CUDACXX names '$ENV{CUDACXX}', which is not nvcc: '$ENV{CUDACXX} --version' ${_ch12_said}. Set CUDACXX to nvcc (e.g. /usr/local/cuda/bin/nvcc), or unset it so that nvcc is found on PATH or in its usual homes, then re-run cmake")
+  endif()
+endif()
 if(NOT CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX})
-  # nvcc on PATH first, then where CUDA toolkits usually live.
-  file(GLOB _ch12_versioned_homes LIST_DIRECTORIES true /usr/local/cuda-*/bin)
-  list(SORT _ch12_versioned_homes ORDER DESCENDING)
+  # nvcc on PATH first, then where CUDA toolkits usually live (CH12_NVCC_HOMES).
+  set(_ch12_homes)
+  foreach(_ch12_home IN LISTS CH12_NVCC_HOMES)
+    file(GLOB _ch12_found LIST_DIRECTORIES true "${_ch12_home}")
+    list(SORT _ch12_found ORDER DESCENDING)
+    list(APPEND _ch12_homes ${_ch12_found})
+  endforeach()
+  # That is where nvcc is looked for: not in CMake's own system folders, so
+  # that "not on PATH nor in its homes" means not found, as the reason says.
   find_program(_ch12_nvcc nvcc
                HINTS ENV CUDA_HOME ENV CUDA_PATH PATH_SUFFIXES bin
-               PATHS /usr/local/cuda/bin ${_ch12_versioned_homes} /opt/cuda/bin /usr/lib/cuda/bin
-               NO_CACHE)
+               PATHS ${_ch12_homes}
+               NO_CACHE NO_CMAKE_SYSTEM_PATH)
   if(_ch12_nvcc)
     set(CMAKE_CUDA_COMPILER "${_ch12_nvcc}" CACHE FILEPATH "The CUDA compiler")
   endif()
 endif()
 include(CheckLanguage)
-if(CH12_CUDA)
+if(CH12_CUDA AND _ch12_bad_cudacxx STREQUAL "" AND (CMAKE_CUDA_COMPILER OR DEFINED ENV{CUDACXX}))
   check_language(CUDA)
 endif()
 
@@ -66,8 +92,20 @@ elseif(CMAKE_CUDA_COMPILER)
   set(CMAKE_CUDA_STANDARD_REQUIRED ON)
   set(CH12_HAVE_CUDA ON)
   message(STATUS "CUDA programs: ${CMAKE_CUDA_COMPILER}, architectures ${CMAKE_CUDA_ARCHITECTURES} (${CH12_ARCH_MODE})")
+elseif(NOT _ch12_bad_cudacxx STREQUAL "")
+  set(CH12_NO_CUDA_REASON "CUDA is not configured in this build: ${_ch12_bad_cudacxx}")
+  if(CH12_REQUIRE_CUDA)
+    message(FATAL_ERROR "CH12_REQUIRE_CUDA is on but ${CH12_NO_CUDA_REASON}")
+  endif()
+  message(WARNING "${CH12_NO_CUDA_REASON}. The GPU programs are left out and their tests will report Skipped.")
+elseif(DEFINED ENV{CUDACXX} AND NOT "$ENV{CUDACXX}" STREQUAL "")
+  set(CH12_NO_CUDA_REASON "CUDA is not configured in this build: CUDACXX names '$ENV{CUDACXX}', which answers like nvcc, but CMake could not build a CUDA program with it (its messages are in CMakeFiles/CMakeError.log of the build folder): fix that toolkit, or name another nvcc in CUDACXX, then re-run cmake")
+  if(CH12_REQUIRE_CUDA)
+    message(FATAL_ERROR "CH12_REQUIRE_CUDA is on but ${CH12_NO_CUDA_REASON}")
+  endif()
+  message(WARNING "${CH12_NO_CUDA_REASON}. The GPU programs are left out and their tests will report Skipped.")
 else()
-  set(CH12_NO_CUDA_REASON "CUDA is not configured in this build (no nvcc was found): install the CUDA toolkit, or put its bin/ folder on PATH or name nvcc in CUDACXX, then re-run cmake")
+  set(CH12_NO_CUDA_REASON "CUDA is not configured in this build (no nvcc was found on PATH, in CUDA_HOME or CUDA_PATH, or in ${CH12_NVCC_HOMES}): install the CUDA toolkit, or put its bin/ folder on PATH or name nvcc in CUDACXX, then re-run cmake")
   if(CH12_REQUIRE_CUDA)
     message(FATAL_ERROR "CH12_REQUIRE_CUDA is on but ${CH12_NO_CUDA_REASON}")
   endif()
@@ -85,7 +123,9 @@ endfunction()
 # ---- GLSL / Vulkan --------------------------------------------------------------
 # The shader is compiled to SPIR-V by glslc at build time; the host program
 # needs the Vulkan headers only (it loads the Vulkan loader at run time).
-find_program(CH12_GLSLC glslc HINTS ENV VULKAN_SDK PATH_SUFFIXES bin NO_CACHE)
+# glslc and node are looked for on PATH (and glslc in $VULKAN_SDK/bin), not in
+# CMake's system folders: without them on PATH, they are not there.
+find_program(CH12_GLSLC glslc HINTS ENV VULKAN_SDK PATH_SUFFIXES bin NO_CACHE NO_CMAKE_SYSTEM_PATH)
 find_path(CH12_VULKAN_INCLUDE_DIR vulkan/vulkan.h HINTS ENV VULKAN_SDK PATH_SUFFIXES include NO_CACHE)
 set(CH12_HAVE_VULKAN OFF)
 set(CH12_NO_VULKAN_REASON "")
@@ -106,4 +146,4 @@ else()
 endif()
 
 # ---- node (the JavaScript reference of the tree extra) ------------------------------
-find_program(CH12_NODE NAMES node nodejs NO_CACHE)
+find_program(CH12_NODE NAMES node nodejs NO_CACHE NO_CMAKE_SYSTEM_PATH)

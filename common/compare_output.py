@@ -17,14 +17,21 @@ Exit status (what CTest sees):
         GPU, no Vulkan device, too little memory), which the tests register
         with CTest as SKIP_RETURN_CODE
 
-The program runs in a process group of its own; on a timeout the whole group
-is killed, so a program that started children (run_all.sh does) leaves none
-behind. CRLF line ends are read as LF, in the output and in the golden alike.
+The program runs in a session (and process group) of its own; on a timeout,
+and when this tool gets SIGINT or SIGTERM (it then exits 130 or 143), the whole
+group is killed, so a program that started children (run_all.sh does) leaves
+none behind. A process that leaves the group (setsid) cannot be reached: if one
+still holds the program's output open after the group is gone, the verdict is
+FAIL and says so, instead of waiting for it.
+
+Byte for byte means it: a CRLF line end does not equal the golden's LF (the
+diff shows a carriage return as '␍').
 
 --update writes the golden from the program's stdout, only after the expected
-exit status (--expect-exit, default 0), and never over one of the book's goldens: a golden named after a numbered
-lesson listing of ch12/ (NN_name.txt, or its replay NN_name.replay.txt) holds
-the book's sample output, which no tool may change.
+exit status (--expect-exit, default 0), through a temporary file renamed into
+place -- and never over a golden named after a numbered listing or trap
+(NN_name.txt or NN_name.replay.txt, in whatever folder, through whatever link):
+those hold the book's sample output, or a trap's, which no tool may change.
 
 Checks:
     --golden FILE              stdout must equal FILE
@@ -42,7 +49,7 @@ Running:
     --stdout-to FILE           send the program's stdout to FILE (not checked;
                                e.g. /dev/full to check write errors)
     --env NAME=VALUE           set a variable for the program (repeatable)
-    --limit-memory BYTES       cap the program's address space (RLIMIT_AS)
+    --limit-memory BYTES       cap the program's address space (RLIMIT_AS; > 0)
     --timeout SECONDS          default 60
     --show                     print the program's output before the verdict
 """
@@ -57,6 +64,11 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import process_group  # noqa: E402
 
 SKIP = 77
 PASS, FAIL, ERROR = 0, 1, 2
@@ -79,14 +91,23 @@ def book_golden_names(repo=REPO):
 
 
 def is_book_golden(path, repo=REPO):
-    """True when `path` is (or links to) one of the book's goldens."""
+    """True when `path` is (or links to) one of the book's goldens of this checkout."""
     real = os.path.realpath(path)
     golden_dir = os.path.realpath(os.path.join(repo, "expected_output"))
     return os.path.dirname(real) == golden_dir and os.path.basename(real) in book_golden_names(repo)
 
 
-def normalise(data: bytes) -> bytes:
-    return data.replace(b"\r\n", b"\n")
+# A numbered listing's or trap's golden: 58_bitonic_split_cpu_baseline.txt,
+# 59_trap_adjacent_pairs.replay.txt, ...
+PROTECTED_NAME = re.compile(r"^[0-9]+_[^/]*\.txt$")
+
+
+def is_protected_golden(path):
+    """True when `path`, or the file it links to, is named like a numbered
+    listing's or trap's golden (NN_*.txt, NN_*.replay.txt), wherever it is:
+    in this checkout, in another clone, or a copy."""
+    names = (os.path.basename(path), os.path.basename(os.path.realpath(path)))
+    return any(PROTECTED_NAME.match(n) for n in names)
 
 
 def mask(data: bytes, prefixes) -> bytes:
@@ -111,7 +132,7 @@ def visible_lines(data: bytes):
         body = line[:-1] if has_newline else line
         stripped = body.rstrip(" ")
         body = stripped + "·" * (len(body) - len(stripped))
-        body = body.replace("\t", "→")
+        body = body.replace("\t", "→").replace("\r", "␍")
         out.append(body + ("$\n" if has_newline else "   [no newline at end of file]\n"))
     return out
 
@@ -149,6 +170,13 @@ def whole_number(text):
     return int(text)
 
 
+def positive_bytes(text):
+    value = whole_number(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("wants a positive number of bytes, not 0 (to set no limit, leave it out)")
+    return value
+
+
 class Parser(argparse.ArgumentParser):
     def error(self, message):  # bad arguments are ERROR (2), with the usage
         self.print_usage(sys.stderr)
@@ -156,12 +184,25 @@ class Parser(argparse.ArgumentParser):
         sys.exit(ERROR)
 
 
-def run(command, env, timeout, stdout_path, limit_memory):
-    """Runs the command in its own process group; returns (rc, stdout, stderr,
-    timed_out). On a timeout every process of the group is killed."""
-    out_file = None
-    if stdout_path is not None:
-        out_file = open(stdout_path, "wb")
+# After the program's process group is gone, how long its output may stay open
+# (held by a process that left the group) before this tool stops waiting.
+ESCAPED_GRACE = 2.0
+
+
+def _drain(pipe, chunks):
+    try:
+        for chunk in iter(lambda: pipe.read1(65536), b""):
+            chunks.append(chunk)
+    except (OSError, ValueError):
+        pass
+
+
+def run(command, env, timeout, out_file, limit_memory):
+    """Runs the command in a session of its own; returns (rc, stdout, stderr,
+    timed_out, escaped). On a timeout, or on SIGINT/SIGTERM (Interrupted, raised
+    on), the whole process group is killed; after the program ends, whatever is
+    left of its group is killed too. escaped: a process outside the group still
+    held the output open ESCAPED_GRACE seconds after the group was gone."""
 
     def child_setup():
         if limit_memory:
@@ -172,34 +213,58 @@ def run(command, env, timeout, stdout_path, limit_memory):
                             stdout=out_file if out_file else subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env, start_new_session=True,
                             preexec_fn=child_setup if limit_memory else None)
+    outputs = []
+    readers = []
+    for pipe in (proc.stdout, proc.stderr):
+        chunks = []
+        outputs.append(chunks)
+        if pipe is not None:
+            t = threading.Thread(target=_drain, args=(pipe, chunks), daemon=True)
+            t.start()
+            readers.append(t)
+    timed_out = False
     try:
-        stdout, stderr = proc.communicate(timeout=timeout)
-        timed_out = False
-    except subprocess.TimeoutExpired:
-        timed_out = True
         try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        stdout, stderr = proc.communicate()
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
     finally:
-        if out_file:
-            out_file.close()
-    # Nothing the program started may outlive it.
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    return proc.returncode, stdout or b"", stderr or b"", timed_out
+        # Nothing the program started may outlive it (nor an interrupted run).
+        process_group.kill(proc)
+        proc.wait()
+    deadline = time.monotonic() + ESCAPED_GRACE
+    for t in readers:
+        t.join(max(0.0, deadline - time.monotonic()))
+    escaped = any(t.is_alive() for t in readers)
+    return proc.returncode, b"".join(outputs[0]), b"".join(outputs[1]), timed_out, escaped
 
 
 def main(argv=None) -> int:
+    """Runs the check; SIGINT or SIGTERM stops the program (and its group) and
+    makes it 130 or 143."""
+    try:
+        with process_group.signals_interrupt():
+            return check(argv)
+    except process_group.Interrupted as e:
+        sys.stdout.flush()
+        print("compare_output: interrupted by %s: the program under test and its process group were stopped"
+              % e.name, file=sys.stderr)
+        return e.exit_status
+
+
+def refuse(message):
+    print("compare_output: ERROR: " + message, file=sys.stderr)
+    return ERROR
+
+
+def check(argv) -> int:
     parser = Parser(description="Run a program and check its output.",
                     usage="%(prog)s [options] -- PROGRAM [ARGS...]")
     parser.add_argument("--golden", help="the expected stdout, byte for byte")
     parser.add_argument("--timeout", type=positive_seconds, default=60.0, help="seconds (default 60)")
     parser.add_argument("--update", action="store_true",
-                        help="write the golden from the program's stdout (only after the expected exit; never a book golden)")
+                        help="write the golden from the program's stdout (only after the expected exit; "
+                             "never a numbered listing's or trap's golden)")
     parser.add_argument("--expect-exit", type=whole_number, default=0, metavar="N")
     parser.add_argument("--expect-line", action="append", default=[], metavar="TEXT")
     parser.add_argument("--expect-line-prefix", action="append", default=[], metavar="TEXT")
@@ -208,7 +273,7 @@ def main(argv=None) -> int:
     parser.add_argument("--expect-stderr-contains", action="append", default=[], metavar="TEXT")
     parser.add_argument("--mask-line-prefix", action="append", default=[], metavar="TEXT")
     parser.add_argument("--stdout-to", metavar="FILE")
-    parser.add_argument("--limit-memory", type=whole_number, metavar="BYTES")
+    parser.add_argument("--limit-memory", type=positive_bytes, metavar="BYTES")
     parser.add_argument("--show", action="store_true",
                         help="print the program's stdout (and stderr) before the verdict")
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
@@ -222,16 +287,15 @@ def main(argv=None) -> int:
     if args.update:
         if not args.golden:
             parser.error("--update needs --golden")
-        if is_book_golden(args.golden):
-            print("compare_output: ERROR: refusing to --update %s: it is one of the book's goldens "
-                  "(the book's sample output for a numbered listing), which no tool may change"
-                  % args.golden, file=sys.stderr)
-            return ERROR
+        if is_protected_golden(args.golden):
+            return refuse("refusing to --update %s: a golden named after a numbered listing or trap "
+                          "(NN_name.txt, NN_name.replay.txt) holds the book's sample output or a trap's, "
+                          "which no tool may change" % args.golden)
+        if os.path.isdir(args.golden):
+            return refuse("cannot --update %s: it is a folder, not a golden file" % args.golden)
         folder = os.path.dirname(os.path.abspath(args.golden))
         if not os.path.isdir(folder):
-            print("compare_output: ERROR: cannot --update %s: the folder %s does not exist"
-                  % (args.golden, folder), file=sys.stderr)
-            return ERROR
+            return refuse("cannot --update %s: the folder %s does not exist" % (args.golden, folder))
     checks = (args.golden or args.expect_line or args.expect_line_prefix or args.expect_empty_stdout
               or args.expect_stderr_contains or args.expect_stderr_lines is not None
               or args.stdout_to is not None)
@@ -245,11 +309,9 @@ def main(argv=None) -> int:
     if args.golden and not args.update:
         try:
             with open(args.golden, "rb") as f:
-                golden = normalise(f.read())
+                golden = f.read()
         except OSError as e:
-            print("compare_output: ERROR: cannot read golden %s: %s" % (args.golden, e.strerror),
-                  file=sys.stderr)
-            return ERROR
+            return refuse("cannot read golden %s: %s" % (args.golden, e.strerror))
 
     env = dict(os.environ)
     for item in args.env:
@@ -258,13 +320,21 @@ def main(argv=None) -> int:
             parser.error("--env wants NAME=VALUE, got %r" % item)
         env[name] = value
 
+    out_file = None
+    if args.stdout_to is not None:
+        try:
+            out_file = open(args.stdout_to, "wb")
+        except OSError as e:
+            return refuse("cannot open --stdout-to %s for the program's output: %s" % (args.stdout_to, e.strerror))
+
     name = os.path.basename(command[0])
     try:
-        rc, stdout, stderr, timed_out = run(command, env, args.timeout, args.stdout_to, args.limit_memory)
+        rc, stdout, stderr, timed_out, escaped = run(command, env, args.timeout, out_file, args.limit_memory)
     except OSError as e:
-        print("compare_output: ERROR: cannot run %s: %s" % (command[0], e.strerror), file=sys.stderr)
-        return ERROR
-    stdout = normalise(stdout)
+        return refuse("cannot run %s: %s" % (command[0], e.strerror))
+    finally:
+        if out_file:
+            out_file.close()
 
     if args.show:
         sys.stdout.write(stdout.decode("utf-8", errors="backslashreplace"))
@@ -272,10 +342,15 @@ def main(argv=None) -> int:
             sys.stdout.write(stderr.decode("utf-8", errors="backslashreplace"))
         sys.stdout.flush()
 
+    held = ("; but a process it started outside its process group (a session of its own, setsid) still held "
+            "its output open %g s after the group was stopped, and may still be running" % ESCAPED_GRACE)
     if timed_out:
-        print("FAIL: %s ran past the %g s timeout; it and everything it started were stopped"
-              % (name, args.timeout))
+        print("FAIL: %s ran past the %g s timeout; it and everything in its process group were stopped%s"
+              % (name, args.timeout, held if escaped else ""))
         print("  stdout so far:\n" + tail(stdout))
+        return FAIL
+    if escaped:
+        print("FAIL: %s %s%s; its output may be incomplete" % (name, describe_exit(rc), held))
         return FAIL
 
     if rc == SKIP and args.expect_exit != SKIP:
@@ -290,13 +365,7 @@ def main(argv=None) -> int:
         return FAIL
 
     if args.update:
-        folder = os.path.dirname(os.path.abspath(args.golden))
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".golden.")
-        with os.fdopen(fd, "wb") as f:
-            f.write(stdout)
-        os.replace(tmp, args.golden)
-        print("UPDATED: %s (%d bytes)" % (args.golden, len(stdout)))
-        return PASS
+        return update(args.golden, stdout)
 
     failures = []
     if golden is not None:
@@ -305,9 +374,13 @@ def main(argv=None) -> int:
             diff = difflib.unified_diff(visible_lines(want), visible_lines(got),
                                         fromfile="expected: %s" % args.golden,
                                         tofile="actual: stdout of %s" % name)
+            crlf = ""
+            if b"\r\n" in got and b"\r\n" not in want:
+                crlf = "; the program ends its lines with CRLF, the golden with LF"
             failures.append("stdout differs from the golden "
-                            "('·' = trailing space, '$' = end of line):\n" + "".join(diff))
-    lines = stdout.decode("utf-8", errors="backslashreplace").splitlines()
+                            "('·' = trailing space, '␍' = carriage return, '$' = end of line%s):\n" % crlf
+                            + "".join(diff))
+    lines = stdout.decode("utf-8", errors="backslashreplace").split("\n")
     for want in args.expect_line:
         if want not in lines:
             failures.append("stdout has no line %r" % want)
@@ -331,6 +404,28 @@ def main(argv=None) -> int:
             print("FAIL: " + f)
         return FAIL
     print("PASS: %s %s and printed what was expected" % (name, describe_exit(rc)))
+    return PASS
+
+
+def update(golden, stdout):
+    """Writes the golden through a temporary file in its folder, renamed into
+    place at the end; the temporary file never outlives a failure."""
+    folder = os.path.dirname(os.path.abspath(golden))
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".golden.")
+    except OSError as e:
+        return refuse("cannot --update %s: %s" % (golden, e.strerror))
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(stdout)
+        os.replace(tmp, golden)
+    except OSError as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        return refuse("cannot --update %s: %s" % (golden, e.strerror))
+    print("UPDATED: %s (%d bytes)" % (golden, len(stdout)))
     return PASS
 
 

@@ -10,6 +10,9 @@ Exit status (what CTest sees):
     2   ERROR: bad arguments
     77  SKIPPED: no compute-sanitizer on this machine, or no usable GPU (the
         program itself exited 77): the reason is printed
+    130, 143  interrupted (SIGINT, SIGTERM): the sanitizer and the program,
+        in a process group of their own, were stopped first; so are they
+        on a timeout
 """
 
 import argparse
@@ -18,6 +21,9 @@ import re
 import shutil
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import process_group  # noqa: E402
 
 TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
 
@@ -38,6 +44,22 @@ def find_sanitizer():
             if os.access(path, os.X_OK):
                 return path
     return None
+
+
+def run(command, env, timeout):
+    """(exit status, output) of command, run in a session of its own; (None,
+    output) on a timeout. A timeout or an interrupt kills the whole group."""
+    proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            env=env, start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+        return proc.returncode, out
+    except subprocess.TimeoutExpired:
+        process_group.kill(proc)
+        out, _ = proc.communicate()
+        return None, out
+    finally:
+        process_group.kill(proc)
 
 
 def main():
@@ -66,13 +88,18 @@ def main():
     full = [tool, "--tool", a.tool, "--error-exitcode", "99", "--print-limit", "20"] + command
     print("$ " + " ".join(["%s " % e for e in a.env]) + " ".join(full))
     try:
-        p = subprocess.run(full, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=a.timeout, env=env)
-    except subprocess.TimeoutExpired:
-        print("FAIL: ran past %g s" % a.timeout)
+        with process_group.signals_interrupt():
+            returncode, output = run(full, env, a.timeout)
+    except process_group.Interrupted as e:
+        print("sanitize: interrupted by %s: compute-sanitizer and the program were stopped" % e.name,
+              file=sys.stderr)
+        return e.exit_status
+    if returncode is None:
+        print("FAIL: ran past %g s (compute-sanitizer and the program were stopped)" % a.timeout)
         return 1
-    out = p.stdout.decode("utf-8", errors="backslashreplace")
+    out = output.decode("utf-8", errors="backslashreplace")
     summary = [l for l in out.splitlines() if "ERROR SUMMARY" in l or "RACECHECK SUMMARY" in l]
-    if p.returncode == 77 and a.expect_exit != 77:
+    if returncode == 77 and a.expect_exit != 77:
         reason = [l for l in out.splitlines() if "skipped" in l]
         print("SKIPPED: " + (reason[-1] if reason else "the program found no usable GPU (exit 77)"))
         return 77
@@ -85,18 +112,18 @@ def main():
         if m:
             errors += int(m.group(1))
     tail = "\n".join("    " + l for l in out.splitlines()[-40:])
-    if p.returncode == 99 or errors > 0:
+    if returncode == 99 or errors > 0:
         print("FAIL: compute-sanitizer --tool %s reported errors:\n%s" % (a.tool, tail))
         return 1
     if not summary:
-        print("FAIL: compute-sanitizer printed no summary (exit %d):\n%s" % (p.returncode, tail))
+        print("FAIL: compute-sanitizer printed no summary (exit %d):\n%s" % (returncode, tail))
         return 1
-    if p.returncode != a.expect_exit:
+    if returncode != a.expect_exit:
         print("FAIL: the program exited with status %d under the sanitizer (expected %d):\n%s"
-              % (p.returncode, a.expect_exit, tail))
+              % (returncode, a.expect_exit, tail))
         return 1
     print("PASS: compute-sanitizer --tool %s: %s; the program exited %d as expected"
-          % (a.tool, summary[-1].split("=========")[-1].strip(), p.returncode))
+          % (a.tool, summary[-1].split("=========")[-1].strip(), returncode))
     return 0
 
 

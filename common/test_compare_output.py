@@ -8,6 +8,8 @@ MIN_TESTS tests ran.
 import contextlib
 import io
 import os
+import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -70,9 +72,14 @@ class CompareOutputTest(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertIn("no newline at end of file", out)
 
-    def test_crlf_is_read_as_lf(self):
+    def test_crlf_output_does_not_equal_an_lf_golden(self):
+        # Issue 16, item 18: "byte for byte" is true -- a CRLF line end is a difference, shown.
         g = self.golden(b"line one\nline two \n")
         rc, out, _ = self.run_tool("--golden", g, *program(write_stdout(b"line one\r\nline two \r\n")))
+        self.assertEqual(rc, 1, out)
+        self.assertIn("+line one␍$", out)
+        self.assertIn("CRLF", out)
+        rc, out, _ = self.run_tool("--golden", g, *program(write_stdout(b"line one\nline two \n")))
         self.assertEqual(rc, 0, out)
 
     def test_nonzero_exit_fails(self):
@@ -178,15 +185,114 @@ class CompareOutputTest(unittest.TestCase):
         with open(book, "rb") as f:
             self.assertEqual(f.read(), before)
 
-    def test_every_lesson_golden_is_protected_and_ours_are_not(self):
+    def test_every_lesson_and_trap_golden_is_protected_and_the_others_are_not(self):
         names = compare_output.book_golden_names()
         for n in ("58_bitonic_split_cpu_baseline", "59_bitonic_split_kernel", "60_bitonic_merge_cpu_baseline",
                   "61_bitonic_merge_multipass", "62_bitonic_sort_cpu_baseline", "63_bitonic_sort_iterative"):
             self.assertIn(n + ".txt", names)
             self.assertIn(n + ".replay.txt", names)
+            self.assertTrue(compare_output.is_protected_golden(n + ".txt"))
+            self.assertTrue(compare_output.is_protected_golden(n + ".replay.txt"))
         golden_dir = os.path.join(compare_output.REPO, "expected_output")
-        self.assertFalse(compare_output.is_book_golden(os.path.join(golden_dir, "58_trap_adjacent_pairs.txt")))
-        self.assertFalse(compare_output.is_book_golden(os.path.join(golden_dir, "chapter_claims.txt")))
+        for trap in ("58_trap_adjacent_pairs.txt", "61_trap_first_group_only.replay.txt"):
+            self.assertTrue(compare_output.is_protected_golden(os.path.join(golden_dir, trap)))
+        for ours in ("chapter_claims.txt", "glsl_bitonic_sort.txt", "bitonic_per_element_pass.replay.txt"):
+            self.assertFalse(compare_output.is_protected_golden(os.path.join(golden_dir, ours)), ours)
+
+    def test_update_refuses_a_book_golden_of_another_clone_by_its_name(self):
+        # Issue 16, item 3: the guard protected only the checkout the script lives in.
+        other = os.path.join(self.tmp.name, "cloneB", "expected_output")
+        os.makedirs(other)
+        for name in ("58_bitonic_split_cpu_baseline.txt", "63_bitonic_sort_iterative.replay.txt",
+                     "62_trap_no_pair_guard.txt"):
+            path = os.path.join(other, name)
+            with open(path, "wb") as f:
+                f.write(b"the book\n")
+            rc, out, err = self.run_tool("--update", "--golden", path, *program(write_stdout(b"x\n")))
+            self.assertEqual(rc, 2, name)
+            self.assertIn("numbered listing or trap", err)
+            self.assertNotIn("UPDATED", out)
+            with open(path, "rb") as f:
+                self.assertEqual(f.read(), b"the book\n", name)
+        # a link with an innocent name to one of them is refused too
+        link = os.path.join(self.tmp.name, "innocent.txt")
+        os.symlink(os.path.join(other, "58_bitonic_split_cpu_baseline.txt"), link)
+        rc, _, _ = self.run_tool("--update", "--golden", link, *program(write_stdout(b"x\n")))
+        self.assertEqual(rc, 2)
+        # and a golden that is not numbered is written
+        ours = os.path.join(other, "chapter_claims.txt")
+        rc, out, _ = self.run_tool("--update", "--golden", ours, *program(write_stdout(b"ours\n")))
+        self.assertEqual(rc, 0, out)
+
+    # ---- issue 16, item 18: the golden tool's own messages
+
+    def test_stdout_to_an_unopenable_file_is_an_error_that_does_not_blame_the_program(self):
+        path = os.path.join(self.tmp.name, "nonexistent", "d", "f")
+        rc, out, err = self.run_tool("--stdout-to", path, *program("print('x')"))
+        self.assertEqual(rc, 2)
+        self.assertIn("cannot open --stdout-to %s" % path, err)
+        self.assertNotIn("cannot run", err)
+
+    def test_update_of_a_folder_is_an_error_and_leaves_no_temporary_file(self):
+        folder = os.path.join(self.tmp.name, "goldens")
+        os.makedirs(folder)
+        rc, out, err = self.run_tool("--update", "--golden", folder, *program(write_stdout(b"x\n")))
+        self.assertEqual(rc, 2)
+        self.assertIn("is a folder", err)
+        self.assertNotIn("Traceback", out + err)
+        self.assertEqual(os.listdir(self.tmp.name), ["goldens"])
+        self.assertEqual(os.listdir(folder), [])
+
+    def test_limit_memory_zero_is_refused_not_taken_as_no_limit(self):
+        with self.assertRaises(SystemExit) as cm, contextlib.redirect_stderr(io.StringIO()) as err:
+            compare_output.main(["--limit-memory", "0", "--expect-empty-stdout", "--", sys.executable, "-c", "pass"])
+        self.assertEqual(cm.exception.code, 2)
+        self.assertIn("positive number of bytes", err.getvalue())
+
+    @unittest.skipIf(os.name == "nt", "POSIX sessions")
+    def test_a_child_in_a_session_of_its_own_holding_stdout_is_reported_not_waited_for(self):
+        pid_file = os.path.join(self.tmp.name, "escaped.pid")
+        code = ("import subprocess, sys, time; "
+                "c = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)'], start_new_session=True); "
+                "open(%r, 'w').write(str(c.pid)); time.sleep(30)" % pid_file)
+        start = time.monotonic()
+        rc, out, _ = self.run_tool("--timeout", "1", "--expect-empty-stdout", *program(code))
+        took = time.monotonic() - start
+        with open(pid_file) as f:
+            escaped = int(f.read())
+        os.kill(escaped, 9)
+        self.assertEqual(rc, 1, out)
+        self.assertLess(took, 10, "it waited for the escaped process")
+        self.assertIn("outside its process group", out)
+        self.assertIn("may still be running", out)
+
+    @unittest.skipIf(os.name == "nt", "POSIX signals")
+    def test_sigint_and_sigterm_stop_the_program_and_exit_130_or_143(self):
+        # Issue 16, item 10: an interrupt killed compare_output but left the program running.
+        for sig, status in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
+            pid_file = os.path.join(self.tmp.name, "prog.%d.pid" % sig)
+            code = ("import os, subprocess, sys, time; "
+                    "c = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); "
+                    "open(%r + '.tmp', 'w').write('%%d %%d' %% (os.getpid(), c.pid)); "
+                    "os.rename(%r + '.tmp', %r); time.sleep(60)" % (pid_file, pid_file, pid_file))
+            tool = subprocess.Popen([sys.executable, compare_output.__file__, "--timeout", "60",
+                                     "--expect-empty-stdout", "--", sys.executable, "-c", code],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            deadline = time.time() + 20
+            while not os.path.exists(pid_file) and time.time() < deadline:
+                time.sleep(0.05)
+            with open(pid_file) as f:
+                pids = [int(x) for x in f.read().split()]
+            tool.send_signal(sig)
+            out, err = tool.communicate(timeout=20)
+            self.assertEqual(tool.returncode, status, err)
+            self.assertNotIn(b"Traceback", out + err)
+            self.assertIn(b"interrupted by " + signal.Signals(sig).name.encode(), err)
+            for pid in pids:
+                deadline = time.time() + 5
+                while time.time() < deadline and process_alive(pid):
+                    time.sleep(0.05)
+                self.assertFalse(process_alive(pid), "%s left process %d running" % (signal.Signals(sig).name, pid))
 
     def test_update_into_a_missing_folder_is_an_error_not_a_traceback(self):
         path = os.path.join(self.tmp.name, "no", "such", "folder", "g.txt")
@@ -266,7 +372,7 @@ def process_alive(pid):
 
 # The number of tests this file defines, at least: a run with fewer (an empty
 # discovery, a renamed class) is a failure, never a pass.
-MIN_TESTS = 27
+MIN_TESTS = 33
 
 if __name__ == "__main__":
     suite.run([CompareOutputTest], MIN_TESTS)

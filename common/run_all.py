@@ -1,0 +1,580 @@
+#!/usr/bin/env python3
+"""The engine of run_all.sh (./run_all.sh --help says what it does).
+
+It runs the rows of the program table that CMake exports, <build>/ch12_programs.json:
+each row's check is the finished command of its CTest test, arguments as a
+list, and a row runs exactly that (with --show added, so that the program's
+output is seen). Nothing about a check is re-derived here.
+"""
+
+import fcntl
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+NAME = "run_all.sh"
+
+USAGE = """\
+Usage: ./run_all.sh [--quiet] [--traps] [--web] [--exercises] [--no-build] [PROGRAM...]
+
+Configures the build if needed, then builds and runs the Chapter 12 programs
+one by one -- 58 to 63, then the extras (the chapter's claims checked, the
+per-element pass, the GLSL shader) -- each under a header with its book
+section, checks each against its golden file in expected_output/, and ends
+with a summary table. Only what it runs is built.
+
+  PROGRAM      a program number (58 ... 63), an extra's id (claims,
+               per_element, glsl), an exercise's (ex1 ... ex5), or a
+               program's name; default: the six lessons and the extras
+  --quiet      print only the summary table, and what each FAIL printed
+               (its difference from the golden, or its build errors)
+  --traps      also run each COMMON TRAP right after its program; a trap
+               passes when it fails exactly as the book says (MISMATCH, exit 1)
+  --web        also run 59, 61 and 63 as the web page computes them (WebGPU
+               in headless Chromium, through ch12/web/tests/page_output.py),
+               checked against the same goldens; needs chromium and
+               chromedriver, else those rows are SKIP and say how to get them
+  --exercises  run the exercises (ch12/exercises/): each starter -- TODO with
+               what its check said, until you have done it -- and its
+               reference solution; with PROGRAMs, as well as those
+  --no-build   use the existing build: build and configure nothing
+  --help       this text
+
+Each GPU program's row says PASS, FAIL or SKIP; SKIP means no usable GPU here,
+or CUDA not configured in this build (the row says how to fix it). A program
+with the book's CPU replay (59, 61, 63) gets a second row, "(replay)", run
+with --replay on the CPU: it needs no GPU, but it is built by nvcc like every
+.cu file (so without nvcc it is a SKIP too), and it never counts as a GPU
+pass. A program that this build should have made and did not is a FAIL.
+
+Each row runs exactly the command of its CTest test, as the build exported
+it (ch12_programs.json in the build folder). Exit status: 0 when nothing
+FAILed, 1 otherwise, 2 for a bad argument or an unknown program (decided
+before anything is configured), 130 or 143 when interrupted (what was running
+is stopped first).
+
+Environment: CH12_BUILD_DIR -- the build folder to configure, build and run
+(default: build/ next to this script; a relative path is taken from the
+current folder). One run_all.sh at a time builds in a build folder: another
+one waits for it, and says so.
+"""
+
+SIGNAL_EXIT = {signal.SIGINT: 130, signal.SIGTERM: 143}
+
+
+class Interrupted(Exception):
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
+
+
+class Failure(Exception):
+    """A reason to stop, with the exit status and the message."""
+
+    def __init__(self, message, status=1):
+        super().__init__(message)
+        self.status = status
+
+
+def on_signal(signum, _frame):
+    raise Interrupted(signum)
+
+
+def say_err(text):
+    sys.stderr.write("%s: %s\n" % (NAME, text))
+    sys.stderr.flush()
+
+
+# ---- the programs' names, read from the declarations (before any build) ------------------
+
+def _cmake_calls(text):
+    """(command, [arguments]) for each command call in a CMake file, outside
+    function bodies, with comments dropped and quoted arguments unquoted."""
+    calls = []
+    i, n, depth = 0, len(text), 0
+    word = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(")
+    while i < n:
+        c = text[i]
+        if c == "#":
+            j = text.find("\n", i)
+            i = n if j < 0 else j + 1
+            continue
+        m = word.match(text, i)
+        if not m or (i > 0 and (text[i - 1].isalnum() or text[i - 1] == "_")):
+            i += 1
+            continue
+        command = m.group(1).lower()
+        i = m.end()
+        args, token, nest, quoted = [], None, 0, False
+        while i < n:
+            c = text[i]
+            if quoted:
+                if c == "\\" and i + 1 < n:
+                    token += text[i + 1]
+                    i += 2
+                    continue
+                if c == '"':
+                    quoted = False
+                else:
+                    token += c
+            elif c == '"':
+                quoted = True
+                token = token if token is not None else ""
+            elif c == "#":
+                j = text.find("\n", i)
+                i = n if j < 0 else j
+                continue
+            elif c in " \t\r\n" or (c == ")" and nest == 0):
+                if token is not None:
+                    args.append(token)
+                    token = None
+                if c == ")":
+                    i += 1
+                    break
+            else:
+                if c == "(":
+                    nest += 1
+                elif c == ")":
+                    nest -= 1
+                token = (token or "") + c
+            i += 1
+        if command in ("function", "macro"):
+            depth += 1
+        elif command in ("endfunction", "endmacro"):
+            depth -= 1
+        elif depth == 0:
+            calls.append((command, args))
+    return calls
+
+
+def _value(args, key):
+    return args[args.index(key) + 1] if key in args and args.index(key) + 1 < len(args) else None
+
+
+def names_from_source(repo=REPO):
+    """The ids and names of the rows that run_all.sh can run, read from the
+    declarations in the CMakeLists.txt files (ch12_program with RUN_ALL or
+    TRAP_OF, ch12_exercise, ch12_row). None when a declaration is not plain
+    enough to read without CMake (a name made of variables): then the names
+    are checked against the configured build's table instead."""
+    files = [os.path.join(repo, "CMakeLists.txt")]
+    for root, dirs, found in os.walk(os.path.join(repo, "ch12")):
+        dirs.sort()
+        if "CMakeLists.txt" in found:
+            files.append(os.path.join(root, "CMakeLists.txt"))
+    names = set()
+    for path in files:
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except OSError:
+            return None
+        for command, args in _cmake_calls(text):
+            found = []
+            if command == "ch12_program" and args and ("RUN_ALL" in args or "TRAP_OF" in args):
+                found = [args[0], _value(args, "ID")]
+            elif command == "ch12_row" and args:
+                found = [args[0], _value(args, "ID")]
+            elif command == "ch12_exercise" and len(args) >= 2:
+                number, name = args[0], args[1]
+                found = ["ex" + number, name, "ex%s solution" % number, name + "_solution"]
+            else:
+                continue
+            for item in found:
+                if item is None or "${" in item:
+                    return None
+                names.add(item)
+    return names
+
+
+# ---- the build folder --------------------------------------------------------------------
+
+def cache_source_dir(build_dir):
+    """The source folder a build was configured for (its CMakeCache.txt), or None."""
+    try:
+        with open(os.path.join(build_dir, "CMakeCache.txt"), encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith("CMAKE_HOME_DIRECTORY:"):
+                    return line.split("=", 1)[1].rstrip("\n")
+    except OSError:
+        return None
+    return None
+
+
+def same_folder(a, b):
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def check_build_belongs_here(build_dir, table=None):
+    source = cache_source_dir(build_dir)
+    if source is None and table is not None:
+        source = table.get("source_dir")
+    if source is None or same_folder(source, REPO):
+        return
+    gone = "" if os.path.isdir(source) else " (a folder that no longer exists: was the checkout moved?)"
+    raise Failure(
+        "the build folder %s was configured for the source in %s%s, not for this checkout (%s): "
+        "its programs would be built from that source and checked against its goldens.\n"
+        "  To use this checkout, remove that build folder and run again:  rm -rf '%s'\n"
+        "  or give this checkout a build folder of its own:  CH12_BUILD_DIR=<new folder> %s/run_all.sh"
+        % (build_dir, source, gone, REPO, build_dir.replace("'", "'\\''"), REPO))
+
+
+class BuildLock:
+    """One run_all.sh at a time builds in a build folder (an exclusive lock on
+    <build>/.run_all.lock); --no-build runs share it. Released at exit."""
+
+    def __init__(self, build_dir, exclusive):
+        self.path = os.path.join(build_dir, ".run_all.lock")
+        self.exclusive = exclusive
+        self.fd = None
+
+    def __enter__(self):
+        try:
+            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as e:
+            if self.exclusive:
+                raise Failure("cannot make the lock %s in the build folder: %s" % (self.path, e.strerror))
+            return self  # a build folder this user cannot write to: nobody builds in it through us
+        mode = fcntl.LOCK_EX if self.exclusive else fcntl.LOCK_SH
+        try:
+            fcntl.flock(self.fd, mode | fcntl.LOCK_NB)
+        except BlockingIOError:
+            say_err("waiting: another run_all.sh is using the build folder %s (the lock %s); "
+                    "this one goes on when that one ends" % (os.path.dirname(self.path), self.path))
+            fcntl.flock(self.fd, mode)
+            say_err("the other run_all.sh has ended: going on")
+        return self
+
+    def __exit__(self, *exc):
+        if self.fd is not None:
+            os.close(self.fd)
+
+
+# ---- running a child in its own process group ---------------------------------------------
+
+class Children:
+    """The one child running now, in a session of its own: on an interrupt it
+    is asked to stop (SIGTERM: compare_output.py then stops the program under
+    test), and its whole group is killed if it has not within 5 s."""
+    current = None
+
+    @classmethod
+    def run(cls, argv, cwd=None, capture=True):
+        proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE if capture else None,
+                                stderr=subprocess.STDOUT if capture else None,
+                                start_new_session=True)
+        cls.current = proc   # stop() needs it if an interrupt comes
+        out, _ = proc.communicate()
+        cls.current = None
+        return proc.returncode, (out or b"").decode("utf-8", errors="backslashreplace")
+
+    @classmethod
+    def stop(cls):
+        proc = cls.current
+        if proc is None:
+            return
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        proc.wait()
+
+
+# ---- the run ----------------------------------------------------------------------------
+
+class Runner:
+    def __init__(self, opts, build_dir):
+        self.opts = opts
+        self.build_dir = build_dir
+        self.table_path = os.path.join(build_dir, "ch12_programs.json")
+        self.table = None
+        self.table_mtime = None
+        self.rows = []       # summary rows: (label, section, kind, status, note, seconds)
+        self.failures = []   # (label, what it printed): shown by --quiet
+        self.failed = False
+        tty = sys.stdout.isatty()
+        self.bold, self.reset = ("\033[1m", "\033[0m") if tty else ("", "")
+        self.colour = {"PASS": "\033[32m", "FAIL": "\033[31m"} if tty else {}
+        self.other = "\033[33m" if tty else ""
+
+    def say(self, text=""):
+        if not self.opts["quiet"]:
+            print(text, flush=True)
+
+    def load_table(self):
+        try:
+            mtime = os.stat(self.table_path).st_mtime_ns
+        except OSError:
+            raise Failure("no build in %s (no ch12_programs.json there): run without --no-build, "
+                          "or point CH12_BUILD_DIR at a configured build" % self.build_dir)
+        if mtime != self.table_mtime:
+            try:
+                with open(self.table_path, encoding="utf-8") as f:
+                    self.table = json.load(f)
+            except (OSError, ValueError) as e:
+                raise Failure("cannot read %s: %s (configure the build again: cmake -S '%s' -B '%s')"
+                              % (self.table_path, e, REPO, self.build_dir))
+            self.table_mtime = mtime
+        return self.table
+
+    def row(self, name):
+        for r in self.load_table()["rows"]:
+            if r["name"] == name:
+                return r
+        return None
+
+    # -- configure and build
+    def configure(self):
+        need("cmake", "CMake 3.25 or newer (https://cmake.org, or 'apt-get install cmake')")
+        if not any(shutil.which(c) for c in ("c++", "g++", "clang++")):
+            raise Failure("no C++ compiler was found. Please install a C++17 compiler (e.g. 'apt-get install g++').")
+        check_build_belongs_here(self.build_dir)
+        if os.path.isfile(os.path.join(self.build_dir, "CMakeCache.txt")) and os.path.isfile(self.table_path):
+            # Declarations edited since (an exercise's starter, say) are read
+            # again by this cheap build, which runs CMake when they changed.
+            rc, out = Children.run(["cmake", "--build", self.build_dir, "--target", "ch12_table"], cwd=REPO)
+            if rc != 0:
+                raise Failure("cmake --build %s --target ch12_table failed:\n%s" % (self.build_dir, out))
+            return
+        self.say("%sConfiguring (cmake --preset default -B %s)...%s" % (self.bold, self.build_dir, self.reset))
+        rc, out = Children.run(["cmake", "--preset", "default", "-B", self.build_dir], cwd=REPO)
+        if rc != 0:
+            sys.stderr.write(out)
+            raise Failure("configure failed (cmake --preset default -B %s): its messages are above" % self.build_dir)
+
+    def build(self, target):
+        rc, out = Children.run(["cmake", "--build", self.build_dir, "--target", target], cwd=REPO)
+        return rc == 0, out
+
+    # -- one run of one row
+    def run_one(self, label, row, mode):
+        shown_kind = {"replay": "CPU", "web": "WEB"}.get(mode, row["kind"])
+        self.say()
+        self.say("%s==== %s  Section %s (%s): %s ====%s"
+                 % (self.bold, label, row["section"], shown_kind, row["what"], self.reset))
+        start = time.monotonic()
+        status, note, printed = self.check(row, mode)
+        seconds = time.monotonic() - start
+        if status == "FAIL":
+            self.failed = True
+            self.failures.append((label, printed))
+        self.rows.append((label, row["section"], shown_kind, status, note, seconds))
+
+    def check(self, row, mode):
+        """Builds what the row needs and runs its check: (status, note, what it printed)."""
+        target = None
+        for r in row["runs"]:
+            target = target or r["record"].get("target")
+        if target and self.opts["build"]:
+            ok, out = self.build(target)
+            if not ok:
+                self.say(out.rstrip("\n"))
+                return "FAIL", "did not build (%s)" % self.see("the compiler's messages"), out
+            row = self.row(row["name"]) or row   # the build may have configured again
+        record = None
+        for r in row["runs"]:
+            if r["mode"] == mode:
+                record = r["record"]
+        if record is None:
+            return "FAIL", "no %s check in the table" % mode, ""
+        if record.get("unbuilt"):
+            reason = record["unbuilt"]
+            self.say("%s: %s" % (row["name"], reason))
+            return "SKIP", re.sub(r"^[^ :]+: ", "", reason), ""
+        program = record["program"]
+        if record.get("target") and not os.access(program[0], os.X_OK):
+            return "FAIL", "not built: %s is missing (build it, or drop --no-build)" % program[0], ""
+        compare = record["compare"]
+        argv = compare + ([] if self.opts["quiet"] else ["--show"]) + record["check"] + ["--"] + program + record["args"]
+        rc, out = Children.run(argv, cwd=REPO)
+        self.say(out.rstrip("\n"))
+        if rc == 0:
+            return "PASS", self.pass_note(row, mode, out), out
+        if rc == 77:
+            skipped = [l[len("SKIPPED: "):] for l in out.splitlines() if l.startswith("SKIPPED: ")]
+            reason = skipped[-1] if skipped else "the program says it cannot run here (exit 77)"
+            return "SKIP", re.sub(r"^.*?: skipped: ", "", reason), out
+        not_yet = self.not_yet_line(out)
+        if not_yet:
+            return "FAIL", "%s (%s)" % (not_yet, self.see("its check's output")), out
+        return "FAIL", "differs from its golden or exited unexpectedly (%s)" % self.see("the difference"), out
+
+    def see(self, what):
+        return "%s: printed above" % what if not self.opts["quiet"] else "%s: printed below the table" % what
+
+    @staticmethod
+    def not_yet_line(out):
+        for line in out.splitlines():
+            if "NOT YET" in line:
+                return line.strip()
+        return None
+
+    def pass_note(self, row, mode, out):
+        if row.get("starter_as_shipped"):
+            return None  # the caller turns it into TODO
+        if row["group"] == "trap":
+            return "failed as the book says (MISMATCH, exit 1)"
+        if mode == "replay":
+            return "the book's CPU replay; no GPU used"
+        if mode == "web":
+            return "the page's output, checked against the same golden"
+        return ""
+
+    def run_row(self, label, row, mode):
+        self.run_one(label, row, mode)
+        if row.get("starter_as_shipped") and self.rows[-1][3] == "PASS":
+            # As shipped, a starter's check says NOT YET: that is what passed.
+            l, section, kind, _, _, seconds = self.rows[-1]
+            said = (row.get("expect_lines") or [""])[0]
+            self.rows[-1] = (l, section, kind, "TODO",
+                             "your exercise, as shipped -- its check said: %s" % said, seconds)
+
+    def summary(self):
+        print()
+        print("%sSummary%s" % (self.bold, self.reset))
+        print("%-20s %-8s %-6s %-6s %8s  %s" % ("program", "section", "kind", "result", "time(s)", "note"))
+        for label, section, kind, status, note, seconds in self.rows:
+            c = self.colour.get(status, self.other)
+            print("%-20s %-8s %-6s %s%-6s%s %8.2f  %s"
+                  % (label, section, kind, c, status, self.reset if c else "", seconds, note or ""))
+        if self.opts["quiet"] and self.failures:
+            for label, printed in self.failures:
+                print()
+                print("%s---- %s: FAIL ----%s" % (self.bold, label, self.reset))
+                print(printed.rstrip("\n") or "(it printed nothing)")
+        sys.stdout.flush()
+
+
+def need(command, what):
+    if shutil.which(command) is None:
+        raise Failure("'%s' was not found. Please install %s." % (command, what))
+
+
+def select(table, opts):
+    """The runs, in order: (label, row, mode)."""
+    rows = table["rows"]
+    wanted = opts["names"]
+    named = lambda r: r["id"] in wanted or r["name"] in wanted
+    default = not wanted and not opts["exercises"]
+    runs = []
+    for r in rows:
+        if r["group"] in ("trap", "web"):
+            continue
+        selected = named(r) or (opts["exercises"] and r["group"] == "exercise") or \
+            (default and r["group"] in ("lesson", "extra"))
+        if selected:
+            for run in r["runs"]:
+                runs.append((r["id"] if run["mode"] == "run" else "%s (%s)" % (r["id"], run["mode"]), r, run["mode"]))
+        for group, flag in (("web", "web"), ("trap", "traps")):
+            for t in rows:
+                if t["group"] == group and t["of"] == r["id"] and ((opts[flag] and selected) or named(t)):
+                    for run in t["runs"]:
+                        label = t["id"] if run["mode"] == "run" else "%s (%s)" % (t["id"], run["mode"])
+                        if group == "web":
+                            label = "%s (web)" % r["id"]
+                        runs.append((label, t, run["mode"]))
+    return runs
+
+
+def parse(argv):
+    opts = {"quiet": False, "traps": False, "web": False, "exercises": False, "build": True, "names": []}
+    for arg in argv:
+        if arg in ("-h", "--help"):
+            sys.stdout.write(USAGE)
+            sys.exit(0)
+        elif arg in ("-q", "--quiet"):
+            opts["quiet"] = True
+        elif arg == "--traps":
+            opts["traps"] = True
+        elif arg == "--web":
+            opts["web"] = True
+        elif arg == "--exercises":
+            opts["exercises"] = True
+        elif arg == "--no-build":
+            opts["build"] = False
+        elif arg.startswith("-"):
+            bad_argument("unknown option '%s'" % arg)
+        else:
+            opts["names"].append(arg)
+    return opts
+
+
+def bad_argument(problem):
+    say_err(problem)
+    sys.stderr.write(USAGE)
+    sys.exit(2)
+
+
+def check_names(names, known):
+    for w in names:
+        if w not in known:
+            bad_argument("no program '%s' (try 58 ... 63, claims, per_element, glsl, ex1 ... ex5, "
+                         "or a program's name)" % w)
+
+
+def main(argv):
+    opts = parse(argv)
+    if opts["names"]:
+        known = names_from_source()
+        if known is not None:
+            check_names(opts["names"], known)
+    build_dir = os.environ.get("CH12_BUILD_DIR") or os.path.join(REPO, "build")
+    build_dir = os.path.abspath(build_dir)
+    for s in SIGNAL_EXIT:
+        signal.signal(s, on_signal)
+    runner = Runner(opts, build_dir)
+    try:
+        if opts["build"]:
+            os.makedirs(build_dir, exist_ok=True)
+        elif not os.path.isfile(runner.table_path):
+            runner.load_table()  # says there is no build
+        with BuildLock(build_dir, exclusive=opts["build"]):
+            if opts["build"]:
+                runner.configure()
+            table = runner.load_table()
+            check_build_belongs_here(build_dir, table)
+            check_names(opts["names"], {x for r in table["rows"] for x in (r["id"], r["name"])})
+            for label, row, mode in select(table, opts):
+                runner.run_row(label, row, mode)
+    except Interrupted as e:
+        Children.stop()
+        say_err("interrupted (%s): stopped what was running" % signal.Signals(e.signum).name)
+        return SIGNAL_EXIT[e.signum]
+    except Failure as e:
+        say_err(str(e))
+        return e.status
+    runner.summary()
+    return 1 if runner.failed else 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except Interrupted as e:  # between the handlers' set-up and main's try
+        sys.exit(SIGNAL_EXIT[e.signum])
+    except BrokenPipeError:  # ./run_all.sh | head: the reader left; stop quietly
+        Children.stop()
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(devnull, sys.stderr.fileno())
+        sys.exit(1)
