@@ -82,9 +82,12 @@ int main() {
                     std::vector<uint64_t> b_heap = a_heap;
                     const Tree want = seq_call(HostMem{a_heap.data()}, (Fn)fn, d, dir, a, b, base);
                     bool ok = true;
-                    const Tree got = reg::call<reg::kMaxLeafBits>(HostMem{b_heap.data()}, (Fn)fn, d, dir, a, b, base, &ok);
+                    Kids kids{1, 1};
+                    const Tree got = reg::call<reg::kMaxLeafBits>(HostMem{b_heap.data()}, (Fn)fn, d, dir, a, b, base, &kids, &ok);
                     expect(ok, "reg::call refused a full tree", fn, d, dir, trial);
                     expect(got == want, "different root", fn, d, dir, trial);
+                    if (!is_leaf(want))  // the children it reports are the root's, as written in the heap
+                        expect(kids.l == a_heap[want] && kids.r == a_heap[want + 1], "different children of the root", fn, d, dir, trial);
                     expect(a_heap == b_heap, "different heap", fn, d, dir, trial);
                     // exactly nodes_of(fn, d) nodes written, right after base
                     uint64_t written = 0;
@@ -94,7 +97,8 @@ int main() {
                         std::vector<uint64_t> c_heap = a_heap;
                         std::fill(c_heap.begin() + 2 * base, c_heap.end(), ~0ull);
                         bool ok4 = true;
-                        const Tree got4 = reg::call<4>(HostMem{c_heap.data()}, (Fn)fn, d, dir, a, b, base, &ok4);
+                        Kids kids4;
+                        const Tree got4 = reg::call<4>(HostMem{c_heap.data()}, (Fn)fn, d, dir, a, b, base, &kids4, &ok4);
                         expect(ok4 && got4 == want && c_heap == a_heap, "reg::call<4> differs", fn, d, dir, trial);
                     }
                     ++cases;
@@ -110,13 +114,14 @@ int main() {
         const uint32_t leaves[4] = {4, 3, 2, 1};
         const Tree t = build(heap, next, 2, leaves);
         bool ok = true;
-        reg::call<reg::kMaxLeafBits>(HostMem{heap.data()}, kSort, 3, 0, t, 0, next, &ok);  // depth 3 asked, depth 2 given
+        Kids k;
+        reg::call<reg::kMaxLeafBits>(HostMem{heap.data()}, kSort, 3, 0, t, 0, next, &k, &ok);  // depth 3 asked, depth 2 given
         expect(!ok, "a depth-2 tree passed as depth 3 was accepted", kSort, 3, 0, 0);
         ok = true;
-        reg::call<reg::kMaxLeafBits>(HostMem{heap.data()}, kSort, 1, 0, t, 0, next, &ok);  // depth 1 asked, depth 2 given
+        reg::call<reg::kMaxLeafBits>(HostMem{heap.data()}, kSort, 1, 0, t, 0, next, &k, &ok);  // depth 1 asked, depth 2 given
         expect(!ok, "a depth-2 tree passed as depth 1 was accepted", kSort, 1, 0, 0);
         ok = true;
-        reg::call<reg::kMaxLeafBits>(HostMem{heap.data()}, kWarp, reg::kMaxLeafBits, 0, t, t, next, &ok);
+        reg::call<reg::kMaxLeafBits>(HostMem{heap.data()}, kWarp, reg::kMaxLeafBits, 0, t, t, next, &k, &ok);
         expect(!ok, "a warp too large for registers was accepted", kWarp, reg::kMaxLeafBits, 0, 0);
     }
 

@@ -271,48 +271,62 @@ TREE_HD bool fits(Fn fn, int d, int leaf_bits) {
     return fn == kWarp ? (d == 0 || d + 1 <= leaf_bits) : d <= leaf_bits;
 }
 
+template <int K>
+TREE_HD Tree result(const Regs<K>& t, Kids* kids) {
+    kids->l = t.kid[0];
+    kids->r = t.kid[1];
+    return root(t);
+}
+
 template <int kMax, int D, class Mem>
-TREE_HD Tree call_at(const Mem& mem, Fn fn, uint32_t s, Tree a, Tree b, uint64_t base, bool* ok) {
+TREE_HD Tree call_at(const Mem& mem, Fn fn, uint32_t s, Tree a, Tree b, uint64_t base, Kids* kids, bool* ok) {
     Bump<Mem> h{mem, base};
     if (fn == kWarp) {
         if constexpr (D == 0 || D + 1 <= kMax) {
             const Regs<D> x = gather<D>(mem, a, ok), y = gather<D>(mem, b, ok);
             if (!*ok) return 0;  // not full trees: write nothing
-            return root(warp<D>(h, s, x, y));
+            return result(warp<D>(h, s, x, y), kids);
         }
         *ok = false;
         return 0;
     }
-    const Regs<D> t = gather<D>(mem, a, ok);
-    if (!*ok) return 0;
-    switch (fn) {
-        case kSort: return root(sort<D>(h, s, t));
-        case kFlow: return root(flow<D>(h, s, t));
-        default: return root(down<D>(h, s, t));
+    if constexpr (D >= 1) {
+        const Regs<D> t = gather<D>(mem, a, ok);
+        if (!*ok) return 0;
+        switch (fn) {
+            case kSort: return result(sort<D>(h, s, t), kids);
+            case kFlow: return result(flow<D>(h, s, t), kids);
+            default: return result(down<D>(h, s, t), kids);
+        }
     }
+    // sort, flow and down at depth 0 return their input leaf, which has no children
+    *ok = *ok && is_leaf(a);
+    kids->l = kids->r = 0;
+    return a;
 }
 
 template <int kMax, int D, class Mem>
-TREE_HD Tree call_from(const Mem& mem, Fn fn, int d, uint32_t s, Tree a, Tree b, uint64_t base, bool* ok) {
-    if (d == D) return call_at<kMax, D>(mem, fn, s, a, b, base, ok);
-    if constexpr (D < kMax) return call_from<kMax, D + 1>(mem, fn, d, s, a, b, base, ok);
+TREE_HD Tree call_from(const Mem& mem, Fn fn, int d, uint32_t s, Tree a, Tree b, uint64_t base, Kids* kids, bool* ok) {
+    if (d == D) return call_at<kMax, D>(mem, fn, s, a, b, base, kids, ok);
+    if constexpr (D < kMax) return call_from<kMax, D + 1>(mem, fn, d, s, a, b, base, kids, ok);
     *ok = false;
     return 0;
 }
 
 // One call on full trees that fits(fn, d, kMax), run in registers in its
-// reserved range starting at `base`; returns its result's word. *ok turns
+// reserved range starting at `base`; returns its result's word, and the words
+// of the result's two children in *kids (it built them). *ok turns
 // false (and nothing is written) for a call that does not fit, or whose
 // input is not a full tree of its depth. A kernel instantiates only the
 // depths up to its kMax (registers are allocated for the largest).
 template <int kMax, class Mem>
-TREE_HD Tree call(const Mem& mem, Fn fn, int d, uint32_t s, Tree a, Tree b, uint64_t base, bool* ok) {
+TREE_HD Tree call(const Mem& mem, Fn fn, int d, uint32_t s, Tree a, Tree b, uint64_t base, Kids* kids, bool* ok) {
     static_assert(kMax >= 1 && kMax <= kMaxLeafBits, "register calls hold at most 2^kMaxLeafBits leaves");
     if (!fits(fn, d, kMax)) {
         *ok = false;
         return 0;
     }
-    return call_from<kMax, 0>(mem, fn, d, s, a, b, base, ok);
+    return call_from<kMax, 0>(mem, fn, d, s, a, b, base, kids, ok);
 }
 
 }  // namespace reg

@@ -49,6 +49,54 @@
 namespace cg = cooperative_groups;
 using namespace tree;
 
+// ---- tasks and frames ----------------------------------------------------------------------
+// A task is one call waiting to run; a frame is a call that has split,
+// waiting for its sub-calls' results (a continuation).
+struct alignas(16) Task {  // 32 bytes
+    uint8_t fn, d, s, slot;
+    uint32_t frame;        // the frame waiting for this call's result, in result[slot]
+    Tree a, b;             // arguments (b: warp's second tree)
+    uint64_t base;         // the call's reserved heap range
+};
+
+struct alignas(16) Frame {  // 48 bytes
+    uint32_t kind, d, s, pending;
+    uint32_t parent, parent_slot;
+    uint64_t base;          // where the join's own nodes (or its tail call's range) start
+    Tree result[2];
+};
+
+__device__ __forceinline__ Task make_task(Fn fn, int d, uint32_t s, Tree a, Tree b, uint64_t base,
+                                          uint32_t frame = 0, uint32_t slot = 0) {
+    Task t;
+    t.fn = fn; t.d = (uint8_t)d; t.s = (uint8_t)s; t.slot = (uint8_t)slot;
+    t.frame = frame; t.a = a; t.b = b; t.base = base;
+    return t;
+}
+
+// Tasks and frames are written and read by threads on different SMs: through
+// L2 (.cg), never a stale L1 line.
+__device__ __forceinline__ Task load_task(const Task* p) {
+    const ulonglong2* q = reinterpret_cast<const ulonglong2*>(p);
+    Task t;
+    reinterpret_cast<ulonglong2*>(&t)[0] = __ldcg(q);
+    reinterpret_cast<ulonglong2*>(&t)[1] = __ldcg(q + 1);
+    return t;
+}
+__device__ __forceinline__ void store_task(Task* p, const Task& t) {
+    __stcg(reinterpret_cast<ulonglong2*>(p), reinterpret_cast<const ulonglong2*>(&t)[0]);
+    __stcg(reinterpret_cast<ulonglong2*>(p) + 1, reinterpret_cast<const ulonglong2*>(&t)[1]);
+}
+// A completed frame, as the thread that brought its last result reads it.
+__device__ __forceinline__ Frame load_frame(const Frame* F) {
+    Frame f;
+    f.kind = __ldcg(&F->kind); f.d = __ldcg(&F->d); f.s = __ldcg(&F->s); f.pending = 0;
+    f.parent = __ldcg(&F->parent); f.parent_slot = __ldcg(&F->parent_slot); f.base = __ldcg(&F->base);
+    f.result[0] = __ldcg(&F->result[0]);
+    f.result[1] = __ldcg(&F->result[1]);
+    return f;
+}
+
 constexpr int kThreads = 256;
 
 enum Kind : uint32_t { kRootFrame, kSortJoin, kFlowJoin, kDownJoin, kWarpJoin };
@@ -218,7 +266,26 @@ __device__ void finish(const Runtime& rt, uint32_t next, Tree result, uint32_t f
     }
 }
 
-__global__ void __launch_bounds__(kThreads, 1) seed_grow_work(Runtime rt, Tree* root) {
+// WORK's sequential call. kRegisters (an experiment, --registers): a call
+// whose subtrees hold at most 2^5 leaves runs in registers (reg::call, as in
+// the project's runtime); any other as the write-up's seq_*.
+template <bool kRegisters>
+__device__ __forceinline__ Tree work_call(const Runtime& rt, const Task& t) {
+    const DeviceHeap mem{rt.heap};
+    if constexpr (kRegisters) {
+        if (reg::fits((Fn)t.fn, t.d, 5)) {
+            bool ok = true;
+            Kids kids;
+            const Tree r = reg::call<5>(mem, (Fn)t.fn, t.d, t.s, t.a, t.b, t.base, &kids, &ok);
+            if (!ok) atomicExch(&rt.stats[3], 2u);
+            return r;
+        }
+    }
+    return seq_call(mem, (Fn)t.fn, t.d, t.s, t.a, t.b, t.base);
+}
+
+template <bool kRegisters>
+__global__ void __launch_bounds__(kThreads, kRegisters ? 2 : 1) seed_grow_work(Runtime rt, Tree* root) {
     cg::grid_group grid = cg::this_grid();
     __shared__ Task s_tasks[2][2 * kThreads];
     __shared__ uint32_t s_count[2];
@@ -298,7 +365,7 @@ __global__ void __launch_bounds__(kThreads, 1) seed_grow_work(Runtime rt, Tree* 
             const uint32_t c = s_count[buf];
             for (uint32_t i = tid; i < c; i += kThreads) {
                 const Task t = s_tasks[buf][i];
-                const Tree result = seq_call(DeviceHeap{rt.heap}, (Fn)t.fn, t.d, t.s, t.a, t.b, t.base);
+                const Tree result = work_call<kRegisters>(rt, t);
                 finish(rt, next, result, t.frame, t.slot, root);
             }
             if (tid == 0) atomicAdd(&rt.stats[1], c);
@@ -306,7 +373,7 @@ __global__ void __launch_bounds__(kThreads, 1) seed_grow_work(Runtime rt, Tree* 
             // ---- WORK, more tasks than threads: straight from the round's list
             for (uint32_t i = lo + tid; i < hi; i += kThreads) {
                 const Task t = load_task(&rt.list[cur][i]);
-                const Tree result = seq_call(DeviceHeap{rt.heap}, (Fn)t.fn, t.d, t.s, t.a, t.b, t.base);
+                const Tree result = work_call<kRegisters>(rt, t);
                 finish(rt, next, result, t.frame, t.slot, root);
             }
             if (tid == 0) atomicAdd(&rt.stats[1], mine);
@@ -318,12 +385,14 @@ __global__ void __launch_bounds__(kThreads, 1) seed_grow_work(Runtime rt, Tree* 
 }
 
 int main(int argc, char** argv) {
-    ch12::CommandLine cl(argc, argv, "[--depth] D [--blocks N]",
+    ch12::CommandLine cl(argc, argv, "[--depth] D [--blocks N] [--registers]",
                          "  the SEED / GROW / WORK evaluator on sort(D, 0, gen(D, 0)); D from 1 to 30, limited\n"
                          "  by GPU memory (16 bytes a node: 6.4 GB at D = 20; exit 77 above it)\n"
                          "  --blocks N   blocks of 256 threads (default: one per SM; the write-up's RTX 4090\n"
-                         "               setting is 128); at most as many as the GPU runs at once\n");
-    cl.option("--depth").option("--blocks").positionals(1);
+                         "               setting is 128); at most as many as the GPU runs at once\n"
+                         "  --registers  (an experiment, not the write-up's design) WORK runs calls of up\n"
+                         "               to 2^5 leaves in registers, as the project's runtime does\n");
+    cl.option("--depth").option("--blocks").flag("--registers").positionals(1);
     cl.parse();
     const int depth = tree::depth_argument(cl);
     const uint64_t blocks_asked = cl.number("--blocks", 1, 1u << 20, 0);
@@ -332,7 +401,9 @@ int main(int argc, char** argv) {
     int device = 0, sms = 0, per_sm = 0;
     CUDA_CHECK(cudaGetDevice(&device));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, seed_grow_work, kThreads, 0));
+    const bool registers = cl.has("--registers");
+    void (*kernel)(Runtime, Tree*) = registers ? seed_grow_work<true> : seed_grow_work<false>;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0));
     if (per_sm < 1) {
         fprintf(stderr, "%s: the evaluator's kernel does not fit on an SM of this GPU\n", cl.name());
         return 1;
@@ -392,7 +463,7 @@ int main(int argc, char** argv) {
         Tree* root_ptr = d_root.get();
         void* params[] = {&rt, &root_ptr};
         TREE_TRY(cudaEventRecord(start));
-        TREE_TRY(cudaLaunchCooperativeKernel((void*)seed_grow_work, dim3(blocks), dim3(kThreads), params, 0, 0));
+        TREE_TRY(cudaLaunchCooperativeKernel((void*)kernel, dim3(blocks), dim3(kThreads), params, 0, 0));
         TREE_TRY_LAUNCH();
         TREE_TRY(cudaEventRecord(stop));
         TREE_TRY(cudaEventSynchronize(stop));
@@ -401,12 +472,13 @@ int main(int argc, char** argv) {
         TREE_TRY(cudaMemcpy(out, d_root.get(), sizeof(Tree), cudaMemcpyDeviceToHost));
         TREE_TRY(cudaMemcpy(st, rt.stats, sizeof st, cudaMemcpyDeviceToHost));
         TREE_TRY(cudaMemcpy(&used, rt.frame_count, sizeof used, cudaMemcpyDeviceToHost));
+        if (st[3] == 2) return {1, std::string(cl.name()) + ": a register call got an input that is not a full tree: BUG"};
         if (st[3]) return {1, std::string(cl.name()) + ": the evaluator ran out of frames or task-list space "
                                                        "(internal limits)"};
         char line[256];
         snprintf(line, sizeof line, "runtime: %u rounds, %u tasks run (at most %u in one round), %u frames, "
-                 "%u blocks x %d threads = %u slots", st[0], st[1], st[2], used - 1, blocks, kThreads,
-                 blocks * kThreads);
+                 "%u blocks x %d threads = %u slots%s", st[0], st[1], st[2], used - 1, blocks, kThreads,
+                 blocks * kThreads, registers ? ", WORK in registers" : "");
         notes.push_back(line);
         return {};
     });
