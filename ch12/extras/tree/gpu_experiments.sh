@@ -9,6 +9,7 @@
 #   time    depth 20 (REPEATS runs each, default 5) and 21 (one run) for every variant
 #   deep    depths 22 and 23: the C++ reference, SEED/GROW/WORK, the default
 #   table   depths 16, 18, 20, 21 for JavaScript (node), C++ and the evaluators
+#           (REPEATS runs at depth 20 and below, one at 21)
 #   ncu     ncu on the default evaluator at depth 20 (stall reasons, traffic)
 # VARIANTS (one per line, "name|program|args") overrides the list below.
 set -uo pipefail
@@ -21,14 +22,19 @@ mkdir -p "$out"
 log=$out/tree.txt
 repeats=${REPEATS:-5}
 
-variants=${VARIANTS:-"default (registers, cutoff 5, narrow waves)|tree_bitonic_gpu|
-registers, cutoff 4|tree_bitonic_gpu|--cutoff 4
-registers, cutoff 3|tree_bitonic_gpu|--cutoff 3
-registers, cutoff 5, no narrow waves|tree_bitonic_gpu|--narrow 0
-sequential, cutoff 4 (the earlier runtime)|tree_bitonic_gpu|--sequential --cutoff 4 --narrow 0
-sequential, cutoff 4, narrow waves|tree_bitonic_gpu|--sequential --cutoff 4
+variants=${VARIANTS:-"default (registers, cutoff 4, one block per SM, narrow waves)|tree_bitonic_gpu|
+cutoff 4, two blocks per SM|tree_bitonic_gpu|--blocks-per-sm 2
+cutoff 4, no narrow waves|tree_bitonic_gpu|--narrow 0
+cutoff 3|tree_bitonic_gpu|--cutoff 3
+cutoff 5|tree_bitonic_gpu|--cutoff 5
 SEED/GROW/WORK, one block per SM|tree_seed_grow_work|
 SEED/GROW/WORK, 128 blocks|tree_seed_grow_work|--blocks 128"}
+# The programs the deep step runs at depths 22 and 23 (DEEP overrides; the
+# C++ reference takes about a minute there).
+deep=${DEEP:-"tree_bitonic_cpu
+tree_seed_grow_work
+tree_seed_grow_work --blocks 128
+tree_bitonic_gpu"}
 
 sort_ms() { sed -n 's/^time (ms): gen [0-9.]*, sort \([0-9.]*\),.*/\1/p'; }
 median() { sort -g | awk '{a[NR]=$1} END {if (NR) printf "%.2f (%.2f-%.2f)", a[int((NR+1)/2)], a[1], a[NR]; else printf "n/a"}'; }
@@ -54,19 +60,20 @@ for step in $steps; do
       done <<<"$variants" ;;
     deep)
       for d in 22 23; do
-        for cmd in "tree_bitonic_cpu" "tree_seed_grow_work" "tree_bitonic_gpu"; do
-          r=$("$bin/$cmd" --depth $d 2>&1 | tee -a "$log")
+        while read -r cmd; do
+          [ -n "$cmd" ] || continue
+          # shellcheck disable=SC2086
+          r=$("$bin"/$cmd --depth $d 2>&1 | tee -a "$log")
           table+=("deep   depth $d: $(echo "$r" | grep -E '^checksum|^time' | tr '\n' ' ') $cmd (exit ${PIPESTATUS[0]})")
-        done
+        done <<<"$deep"
       done ;;
     table)
       for d in 16 18 20 21; do
         reps=1; [ "$d" -le 20 ] && reps=$repeats
         for cmd in "node $here/bitonic.js" "$bin/tree_bitonic_cpu" "$bin/tree_seed_grow_work" \
                    "$bin/tree_seed_grow_work --blocks 128" "$bin/tree_bitonic_gpu"; do
-          n=$reps; case $cmd in node*|*cpu) n=1 ;; esac
-          t=$(for i in $(seq $n); do $cmd --depth $d 2>&1 | tee -a "$log" | sort_ms; done | median)
-          table+=("table  depth $d: $t ms  $(basename "${cmd%% *}") ${cmd#* }")
+          t=$(for i in $(seq $reps); do $cmd --depth $d 2>&1 | tee -a "$log" | sort_ms; done | median)
+          table+=("table  depth $d: $t ms  ${cmd##*/}")
         done
       done ;;
     ncu)

@@ -2,7 +2,8 @@
 // project's own runtime: tasks above a cutoff, run in waves; calls below it
 // run in registers; joins meet in one atomic.
 //
-//   tree_bitonic_gpu --depth 20 [--cutoff C] [--narrow N]   (or: tree_bitonic_gpu 20)
+//   tree_bitonic_gpu --depth 20 [--cutoff C] [--narrow N] [--blocks-per-sm N]
+//   (or: tree_bitonic_gpu 20)
 //
 // The program is fixed: warp, flow, down and sort exactly as in
 // tree_bitonic.h, every Node(...) a new heap node, at the index the
@@ -54,8 +55,8 @@ using waves::FrameHead;
 constexpr int kThreads = 256;
 // The register calls compiled in: subtrees of up to 2^5 leaves (a kernel
 // with 2^6 compiles for minutes and needs about twice the registers). Two
-// kernels: one for cutoff 5, and a smaller one (fewer registers, so more
-// blocks per SM) for cutoffs up to 4.
+// kernels: one for cutoff 5, and a smaller one (fewer registers, no local
+// memory) for cutoffs up to 4, the faster of the two on the H200.
 constexpr int kRegMax = 5;
 
 // frames_of(fn, d) for this run's cutoff (tree_waves.h), read by every split.
@@ -192,7 +193,8 @@ int main(int argc, char** argv) {
         "                 in registers (1 .. 5, default 4)\n"
         "  --narrow N     waves of at most N tasks run in one block, with block barriers\n"
         "                 (0 .. 256, default 256; 0: every wave on the whole grid)\n"
-        "  --blocks-per-sm N   fewer blocks per SM than fit (1 .. 32; default: as many as fit)\n"
+        "  --blocks-per-sm N   blocks per SM, up to as many as fit (1 .. 32; default 1, the\n"
+        "                      fastest on the H200: more blocks made every wide wave slower)\n"
         "  --trace-waves  also print the time spent in waves, by how many tasks they hold\n");
     cl.option("--depth").option("--cutoff").option("--narrow").option("--blocks-per-sm").flag("--trace-waves")
         .positionals(1);
@@ -200,7 +202,7 @@ int main(int argc, char** argv) {
     const int depth = tree::depth_argument(cl);
     const int cutoff = (int)cl.number("--cutoff", 1, kRegMax, kDefaultCutoff);
     const uint32_t narrow = (uint32_t)cl.number("--narrow", 0, kThreads, kThreads);
-    const int blocks_per_sm = (int)cl.number("--blocks-per-sm", 1, 32, 0);
+    const int blocks_per_sm = (int)cl.number("--blocks-per-sm", 1, 32, 1);
     const bool trace = cl.has("--trace-waves");
 
     const uint64_t frames = 1 + waves::frames_of(kSort, depth, cutoff);
@@ -220,7 +222,7 @@ int main(int argc, char** argv) {
     if (blocks_per_sm > per_sm)
         cl.fail("--blocks-per-sm " + std::to_string(blocks_per_sm) + ": at most " + std::to_string(per_sm) +
                 " blocks of this kernel fit on an SM of this GPU");
-    if (blocks_per_sm) per_sm = blocks_per_sm;
+    per_sm = blocks_per_sm;
     const size_t extra = frames * sizeof(Frame) + 2 * tasks * sizeof(waves::Task) + max_waves * sizeof(uint32_t);
 
     tree::Evaluation e{depth, cl.name(), "task runtime (waves in one cooperative kernel, registers below the cutoff)",
