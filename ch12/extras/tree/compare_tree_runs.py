@@ -1,58 +1,102 @@
 #!/usr/bin/env python3
 """Check that an evaluator of the tree formulation agrees with the C++ reference.
 
-    compare_tree_runs.py --reference build/tree_bitonic_cpu \\
-        --candidate "build/tree_seed_grow_work" --depths 1-12,16,18
+    compare_tree_runs.py --reference build/tree_bitonic_cpu --depths 1-12,16,18 \\
+        [--variant=--cutoff,3 ...] -- build/tree_bitonic_gpu [ARGS...]
 
-For each depth both commands run with "--depth D" added; their "checksum:"
-and "nodes:" lines must be identical and both must exit 0. Exit 0: all
-agree; 1: a disagreement or a failure; 77: the candidate could not run here
-(no usable GPU, too little memory: it exited 77), reported as skipped.
+The candidate is the program and arguments after "--", passed as they are
+(no shell splitting: paths may hold spaces). For each depth, and for each
+variant (a comma-separated list of extra arguments; none given: the candidate
+as it is), the candidate and the reference run with "--depth D" added; their
+"checksum:" and "nodes:" lines must be identical and both must exit 0.
+
+Exit 0: all agree; 1: a disagreement or a failure; 2: a bad command line;
+77: the candidate could not run here (no usable GPU, too little memory: it
+exited 77), reported as skipped; 130/143: interrupted (SIGINT/SIGTERM), after
+stopping the program it was running.
 """
 import argparse
-import shlex
+import os
+import signal
 import subprocess
 import sys
+
+SKIP = 77
+current = None  # the program running now, in a process group of its own
+
+
+def stop_and_exit(signum, _frame):
+    if current is not None and current.poll() is None:
+        try:
+            os.killpg(current.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    print("compare_tree_runs: interrupted; the program it was running was stopped", file=sys.stderr)
+    sys.exit(128 + signum)
 
 
 def depths(spec):
     out = []
     for part in spec.split(","):
-        if "-" in part:
-            a, b = part.split("-")
-            out.extend(range(int(a), int(b) + 1))
-        else:
-            out.append(int(part))
+        a, sep, b = part.partition("-")
+        if not a.isdigit() or (sep and not b.isdigit()):
+            raise argparse.ArgumentTypeError("depths look like 1-12,16,18, not %r" % spec)
+        out.extend(range(int(a), int(b) + 1) if sep else [int(a)])
     return out
 
 
 def run(cmd, timeout):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
-    out = p.stdout.decode()
-    keep = [l for l in out.splitlines() if l.startswith("checksum:") or l.startswith("nodes:")]
-    return p.returncode, keep, out, p.stderr.decode()
+    global current
+    current = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        out, err = current.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(current.pid, signal.SIGKILL)
+        out, err = current.communicate()
+        err += b"\n(stopped after %g s)" % timeout
+    rc = current.returncode
+    current = None
+    text = out.decode(errors="backslashreplace")
+    keep = [l for l in text.splitlines() if l.startswith("checksum:") or l.startswith("nodes:")]
+    return rc, keep, text, err.decode(errors="backslashreplace")
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    signal.signal(signal.SIGINT, stop_and_exit)
+    signal.signal(signal.SIGTERM, stop_and_exit)
+    ap = argparse.ArgumentParser(usage="%(prog)s --reference PROGRAM [--depths SPEC] [--variant ARGS]... "
+                                       "-- CANDIDATE [ARGS...]")
     ap.add_argument("--reference", required=True, help="the C++ reference program")
-    ap.add_argument("--candidate", required=True, help="the command to check (split like a shell would)")
-    ap.add_argument("--depths", default="1-12")
+    ap.add_argument("--depths", type=depths, default=depths("1-12"))
+    ap.add_argument("--variant", action="append", default=[],
+                    help="extra candidate arguments, comma-separated (repeatable)")
     ap.add_argument("--timeout", type=float, default=600)
+    ap.add_argument("candidate", nargs=argparse.REMAINDER)
     a = ap.parse_args()
-    bad = 0
-    for d in depths(a.depths):
-        crc, ckeep, cout, cerr = run(shlex.split(a.candidate) + ["--depth", str(d)], a.timeout)
-        if crc == 77:
-            print("SKIPPED: " + cerr.strip())
-            return 77
-        rrc, rkeep, rout, rerr = run([a.reference, "--depth", str(d)], a.timeout)
-        ok = crc == 0 and rrc == 0 and ckeep == rkeep and len(rkeep) == 2
-        print("depth %2d: %s  reference %s | candidate %s" % (d, "agree" if ok else "DIFFER", " ".join(rkeep), " ".join(ckeep)))
-        if not ok:
-            bad += 1
-            print("  reference exit %d, candidate exit %d\n  candidate output:\n%s%s" % (rrc, crc, cout, cerr))
-    print("%d passed, %d failed" % (len(depths(a.depths)) - bad, bad))
+    candidate = a.candidate[1:] if a.candidate[:1] == ["--"] else a.candidate
+    if not candidate:
+        ap.error("no candidate program after --")
+    variants = [v.split(",") for v in a.variant] or [[]]
+    reference = {}
+    bad = total = 0
+    for extra in variants:
+        for d in a.depths:
+            crc, ckeep, cout, cerr = run(candidate + extra + ["--depth", str(d)], a.timeout)
+            if crc == SKIP:
+                print("SKIPPED: " + cerr.strip())
+                return SKIP
+            if d not in reference:
+                reference[d] = run([a.reference, "--depth", str(d)], a.timeout)
+            rrc, rkeep, _, rerr = reference[d]
+            ok = crc == 0 and rrc == 0 and ckeep == rkeep and len(rkeep) == 2
+            total += 1
+            print("%s depth %2d: %s  reference %s | candidate %s" % (" ".join(extra) or "(as is)", d,
+                  "agree" if ok else "DIFFER", " ".join(rkeep), " ".join(ckeep)))
+            if not ok:
+                bad += 1
+                print("  reference exit %d, candidate exit %d\n  candidate output:\n%s%s%s"
+                      % (rrc, crc, cout, cerr, rerr))
+    print("%d passed, %d failed" % (total - bad, bad))
     return 1 if bad else 0
 
 

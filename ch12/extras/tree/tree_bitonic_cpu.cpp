@@ -27,6 +27,7 @@
 
 #include "cli.h"
 #include "tree_bitonic.h"
+#include "tree_cli.h"
 
 using tree::Tree;
 
@@ -34,9 +35,9 @@ using tree::Tree;
 static uint64_t* heap = nullptr;
 static uint64_t next_node = 0;
 
-static inline Tree leaf(uint32_t v) { return ((uint64_t)v << 1) | 1; }
-static inline bool is_leaf(Tree t) { return t & 1; }
-static inline uint32_t value(Tree t) { return (uint32_t)(t >> 1); }
+using tree::is_leaf;
+using tree::leaf;
+using tree::value;
 static inline Tree left(Tree t) { return heap[t]; }
 static inline Tree right(Tree t) { return heap[t + 1]; }
 static inline Tree node(Tree l, Tree r) {
@@ -141,19 +142,21 @@ static double ms_since(std::chrono::steady_clock::time_point t0) {
 int main(int argc, char** argv) {
     ch12::CommandLine cl(argc, argv, "[--depth] D",
                          "  D from 1 to 30: the trees have 2^D leaves (limited in practice by memory:\n"
-                         "  16 bytes a node, 402,653,180 nodes = 6.4 GB at D = 20)\n"
+                         "  16 bytes a node, 402,653,180 nodes = 6.4 GB at D = 20, 68 GB at D = 23)\n"
                          "exit status 77: too little memory here for that depth\n");
     cl.option("--depth").positionals(1);
     cl.parse();
     const int depth = tree::depth_argument(cl);
 
-    const tree::Counts counts;
-    const uint64_t nodes = tree::Counts::G(depth) + counts.S[depth];
+    const uint64_t nodes = tree::G(depth) + tree::S(depth);
     const uint64_t bytes = nodes * 2 * sizeof(uint64_t);
+    const uint64_t slack = 64ull << 20;  // the program itself, its stack and the C library's own
     const uint64_t avail = available_memory();
-    if (bytes + (64ull << 20) > avail) {
-        fprintf(stderr, "%s: skipped: depth %d needs %llu nodes = %.2f GB of heap, but only %.2f GB of memory "
-                        "are available here\n", cl.name(), depth, (unsigned long long)nodes, bytes / 1e9, avail / 1e9);
+    if (bytes + slack > avail) {
+        fprintf(stderr, "%s: skipped: depth %d needs %.3f GB of memory (%.3f GB of heap for %llu nodes and "
+                        "%.3f GB for the program itself), but only %.3f GB are available here\n",
+                cl.name(), depth, (bytes + slack) / 1e9, bytes / 1e9, (unsigned long long)nodes, slack / 1e9,
+                avail / 1e9);
         return 77;
     }
     heap = static_cast<uint64_t*>(std::malloc(bytes));

@@ -1,34 +1,33 @@
 // Chapter 12 extra -- the tree formulation of bitonic sort on the GPU, by this
-// project's own runtime: tasks with a fixed cutoff, run in waves.
+// project's own runtime: tasks above a cutoff, run in waves; calls below it
+// run in registers; joins meet in one atomic.
 //
-//   tree_bitonic_gpu --depth 20 [--cutoff C]      (or: tree_bitonic_gpu 20)
+//   tree_bitonic_gpu --depth 20 [--cutoff C] [--narrow N] [--blocks-per-sm N]
+//   (or: tree_bitonic_gpu 20)
 //
 // The program is fixed: warp, flow, down and sort exactly as in
-// tree_bitonic.h, every Node(...) a new heap node. Only the runtime that
-// evaluates them is ours -- the same pieces as the SEED / GROW / WORK
-// evaluator (tree_seed_grow_work.cu), put together differently:
+// tree_bitonic.h, every Node(...) a new heap node, at the index the
+// sequential form gives it. Only the runtime that evaluates them is ours. Its
+// logic -- how a task starts, splits, and how its sub-calls' results are
+// joined -- is in tree_waves.h (and checked on the CPU by test_tree_waves);
+// this file runs it on the GPU:
 //
-// * A fixed cutoff. A call at depth <= C runs as plain recursion on one
-//   thread (the seq_* functions of tree_gpu.cuh). A call above it is a TASK
-//   that SPLITS: it writes a continuation frame (which join runs when its
-//   children are done, d, s, where its nodes go, and who waits for its
-//   result) and pushes its child calls as new tasks. The two PARALLEL calls
-//   become two tasks that run at the same time; flow's two calls, which
-//   depend on each other, become a chain (warp, then a frame that starts down).
-// * Joins in continuations. A finished call delivers its result into its
-//   parent's frame and decrements the frame's counter (one atomic); the
-//   thread that brings it to zero runs the join at once -- Node(l, r),
-//   warp's three nodes, or the next call (flow after sort, down after warp)
-//   -- and delivers that result further up, in a loop.
 // * Waves, in one cooperative kernel. All ready tasks form a wave; the grid
 //   runs it (a grid-stride loop), tasks created meanwhile go to the next
-//   wave's list, and grid.sync() separates waves. No host round trips.
-// * Heap ranges reserved in advance (tree_gpu.cuh): a split costs no
-//   allocation, and every reserved node is checked afterwards.
-// * Frame and list slots are taken with warp-aggregated atomics (one
-//   atomicAdd per group of threads, not per thread).
+//   wave's list, and grid.sync() separates waves. A NARROW wave (at most N
+//   tasks: the recursion's top levels) is run by block 0 alone, with block
+//   barriers, wave after wave, until a wave is wide again; the other blocks
+//   wait at the next grid barrier. No host round trips.
+// * The calls below the cutoff (at most 2^C leaves) run on one thread, in
+//   registers (reg::call in tree_calls.h: the input gathered level by level,
+//   then the whole call unrolled, every node written).
+// * A join happens where the second of two sub-calls finishes: both meet in
+//   one 64-bit atomic on their frame, and no join reads the heap; nothing is
+//   read in the wave that wrote it (tree_waves.h says how).
+// * Heap nodes and frames have ranges reserved in advance; the next wave's
+//   list slots are taken with warp-aggregated atomics.
 //
-// Where its time goes, and the designs tried against it, are in README.md
+// Where its time goes, and the designs measured against it, are in README.md
 // and NOTES.md beside this file.
 
 #include <algorithm>
@@ -42,253 +41,300 @@
 #include "cli.h"
 #include "cuda_check.h"
 #include "tree_bitonic.h"
-#include "tree_gpu.cuh"
+#include "tree_calls.h"
+#include "tree_cli.h"
+#include "tree_device.cuh"
+#include "tree_harness.h"
+#include "tree_waves.h"
 
 namespace cg = cooperative_groups;
 using namespace tree;
+using waves::Frame;
+using waves::FrameHead;
 
 constexpr int kThreads = 256;
+// The register calls compiled in: subtrees of up to 2^5 leaves (a kernel
+// with 2^6 compiles for minutes and needs about twice the registers). Two
+// kernels: one for cutoff 5, and a smaller one (fewer registers, no local
+// memory) for cutoffs up to 4, the faster of the two on the H200.
+constexpr int kRegMax = 5;
 
-enum Kind : uint32_t { kRoot, kSortJoin, kFlowThenDown, kDownJoin, kWarpJoin };
+// frames_of(fn, d) for this run's cutoff (tree_waves.h), read by every split.
+__constant__ uint32_t c_frames_of[4][32];
 
 struct Runtime {
     uint64_t* heap;
-    Task* list[2];           // this wave's tasks and the next wave's (by wave parity)
+    waves::Task* list[2];    // this wave's tasks and the next wave's (by wave parity)
     uint32_t* wave_count;    // wave_count[w]: tasks in wave w
     uint32_t max_waves;
+    uint32_t* wave_now;      // where block 0 leaves the wave index after narrow waves
     Frame* frames;
-    uint32_t* frame_count;
-    int* overflow;
+    int* error;              // [0] more waves than max_waves, [1] a call saw an input that is not a full tree
+    Tree* root;
     int cutoff;
+    uint32_t narrow;         // waves of at most this many tasks run in block 0 alone (0: none)
+    unsigned long long* wave_start;  // --trace-waves: when each wave started (ns), else null
 };
 
-__device__ uint32_t new_frame(const Runtime& rt, uint32_t kind, int d, uint32_t s, uint32_t pending,
-                               uint32_t parent, uint32_t parent_slot, uint64_t base) {
-    const uint32_t i = aggregated_add(rt.frame_count, 1);
-    Frame r;
-    r.kind = kind; r.d = d; r.s = s; r.pending = pending;
-    r.parent = parent; r.parent_slot = parent_slot; r.base = base;
-    r.result[0] = r.result[1] = 0;
-    rt.frames[i] = r;
-    return i;
+__device__ __forceinline__ unsigned long long global_ns() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));
+    return t;
 }
 
-// Puts n tasks in the next wave's list.
-__device__ void push(const Runtime& rt, uint32_t wave, const Task* tasks, uint32_t n) {
-    const uint32_t next = wave + 1;
-    if (next >= rt.max_waves) { *rt.overflow = 1; return; }
-    const uint32_t i = aggregated_add(&rt.wave_count[next], n);
-    for (uint32_t k = 0; k < n; ++k) store_task(&rt.list[next & 1][i + k], tasks[k]);
+__device__ __forceinline__ waves::Task load_task(const waves::Task* p) {
+    const ulonglong2* q = reinterpret_cast<const ulonglong2*>(p);
+    waves::Task t;
+    ulonglong2* o = reinterpret_cast<ulonglong2*>(&t);
+    o[0] = __ldcg(q);
+    o[1] = __ldcg(q + 1);
+    o[2] = __ldcg(q + 2);
+    return t;
 }
 
-// Starts a call: at or below the cutoff it runs right here and returns true
-// with its result; above, it splits (frame + child tasks) and returns false.
-__device__ bool start(const Runtime& rt, uint32_t wave, const Task& t, Tree* out) {
-    const int d = t.d;
-    const uint32_t s = t.s;
-    if (d <= rt.cutoff || ((t.fn != kWarp) && is_leaf(t.a))) {
-        *out = seq_call(rt.heap, (Fn)t.fn, d, s, t.a, t.b, t.base);
-        return true;
-    }
-    Task kids[2];
-    switch (t.fn) {
-        case kSort: {  // [sort(d-1) | sort(d-1) | Node | flow(d)]
-            const ulonglong2 c = children(rt.heap, t.a);
-            const uint32_t r = new_frame(rt, kSortJoin, d, s, 2, t.frame, t.slot, t.base + 2 * cS[d - 1]);
-            kids[0] = make_task(kSort, d - 1, 0, c.x, 0, t.base, r, 0);
-            kids[1] = make_task(kSort, d - 1, 1, c.y, 0, t.base + cS[d - 1], r, 1);
-            push(rt, wave, kids, 2);
-            break;
-        }
-        case kFlow: {  // [warp(d-1) | down(d)]
-            const ulonglong2 c = children(rt.heap, t.a);
-            const uint32_t r = new_frame(rt, kFlowThenDown, d, s, 1, t.frame, t.slot, t.base + cW[d - 1]);
-            kids[0] = make_task(kWarp, d - 1, s, c.x, c.y, t.base, r, 0);
-            push(rt, wave, kids, 1);
-            break;
-        }
-        case kDown: {  // [flow(d-1) | flow(d-1) | Node]
-            const ulonglong2 c = children(rt.heap, t.a);
-            const uint32_t r = new_frame(rt, kDownJoin, d, s, 2, t.frame, t.slot, t.base + 2 * cF[d - 1]);
-            kids[0] = make_task(kFlow, d - 1, s, c.x, 0, t.base, r, 0);
-            kids[1] = make_task(kFlow, d - 1, s, c.y, 0, t.base + cF[d - 1], r, 1);
-            push(rt, wave, kids, 2);
-            break;
-        }
-        default: {  // warp: [warp(d-1) | warp(d-1) | 3 Nodes]
-            const ulonglong2 ca = children(rt.heap, t.a), cb = children(rt.heap, t.b);
-            const uint32_t r = new_frame(rt, kWarpJoin, d, s, 2, t.frame, t.slot, t.base + 2 * cW[d - 1]);
-            kids[0] = make_task(kWarp, d - 1, s, ca.x, cb.x, t.base, r, 0);
-            kids[1] = make_task(kWarp, d - 1, s, ca.y, cb.y, t.base + cW[d - 1], r, 1);
-            push(rt, wave, kids, 2);
-            break;
-        }
-    }
-    return false;
-}
+// The operations tree_waves.h needs, on the GPU: the heap and frames through
+// L2 (.cg: written by threads on other SMs), results meeting in one atomic.
+struct DeviceOps {
+    const Runtime& rt;
+    uint32_t wave;
+    int cutoff;
 
-// Hands a finished call's result to the frame waiting for it; the thread
-// that completes a frame runs its join, and so on up the chain.
-__device__ void deliver(const Runtime& rt, uint32_t wave, Tree result, uint32_t cont, uint32_t slot, Tree* root) {
-    for (;;) {
-        Frame* R = &rt.frames[cont];
-        __stcg(&R->result[slot], result);
-        __threadfence();
-        if (atomicSub(&R->pending, 1u) != 1u) return;  // the other child is still running
-        __threadfence();
-        const Frame f = load_frame(R);
-        const Tree x = f.result[0], y = f.result[1];
-        const uint32_t kind = f.kind, d = f.d, s = f.s;
-        const uint64_t base = f.base;
-        cont = f.parent;
-        slot = f.parent_slot;
-        switch (kind) {
-            case kRoot:
-                *root = x;
-                return;
-            case kSortJoin: {  // flow(d, s, Node(l, r))
-                const Tree n = make_node(rt.heap, base, x, y);
-                if (!start(rt, wave, make_task(kFlow, d, s, n, 0, base + 1, cont, slot), &result)) return;
-                break;
-            }
-            case kFlowThenDown:  // down(d, s, warp's result)
-                if (!start(rt, wave, make_task(kDown, d, s, x, 0, base, cont, slot), &result)) return;
-                break;
-            case kDownJoin:
-                result = make_node(rt.heap, base, x, y);
-                break;
-            default: {  // warp: Node(Node(left l, left r), Node(right l, right r))
-                const ulonglong2 cl = children(rt.heap, x), cr = children(rt.heap, y);
-                const Tree nl = make_node(rt.heap, base, cl.x, cr.x);
-                const Tree nr = make_node(rt.heap, base + 1, cl.y, cr.y);
-                result = make_node(rt.heap, base + 2, nl, nr);
-                break;
-            }
-        }
+    __device__ DeviceHeap mem() const { return DeviceHeap{rt.heap}; }
+    __device__ Kids children(Tree t) const { return mem().children(t); }
+    __device__ void store(uint64_t i, Tree l, Tree r) const { mem().store(i, l, r); }
+    __device__ void store_half(uint64_t i, int side, Tree w) const { __stcg(rt.heap + 2 * i + side, w); }
+    __device__ FrameHead head(uint32_t f) const {
+        const ulonglong2 v = __ldcg(reinterpret_cast<const ulonglong2*>(&rt.frames[f].head));
+        FrameHead h;
+        *reinterpret_cast<ulonglong2*>(&h) = v;
+        return h;
     }
+    __device__ void write_frame(uint32_t f, const FrameHead& h) const {
+        __stcg(reinterpret_cast<ulonglong2*>(&rt.frames[f].head), *reinterpret_cast<const ulonglong2*>(&h));
+        __stcg(&rt.frames[f].results, (uint64_t)0);
+    }
+    // Relaxed: nothing is read in the wave that wrote it (tree_waves.h), so
+    // the two results meeting need atomicity, not ordering.
+    __device__ uint64_t meet(uint32_t f, uint64_t bits) const {
+        return atomicOr(reinterpret_cast<unsigned long long*>(&rt.frames[f].results), (unsigned long long)bits);
+    }
+    __device__ void put(uint32_t slot, const waves::Task& t) const {
+        ulonglong2* o = reinterpret_cast<ulonglong2*>(&rt.list[(wave + 1) & 1][slot]);
+        const ulonglong2* from = reinterpret_cast<const ulonglong2*>(&t);
+        __stcg(o, from[0]);
+        __stcg(o + 1, from[1]);
+        __stcg(o + 2, from[2]);
+    }
+    __device__ void push(const waves::Task& a) const {
+        if (wave + 1 >= rt.max_waves) { atomicExch(&rt.error[0], 1); return; }
+        put(aggregated_add(&rt.wave_count[wave + 1], 1), a);
+    }
+    __device__ void push(const waves::Task& a, const waves::Task& b) const {
+        if (wave + 1 >= rt.max_waves) { atomicExch(&rt.error[0], 1); return; }
+        const uint32_t i = aggregated_add(&rt.wave_count[wave + 1], 2);
+        put(i, a);
+        put(i + 1, b);
+    }
+    __device__ uint64_t frames_of(Fn fn, int d) const { return c_frames_of[fn][d]; }
+    __device__ void set_root(Tree t) const { *rt.root = t; }
+    __device__ void fail() const { atomicExch(&rt.error[1], 1); }
+};
+
+template <int kMax>
+__device__ __forceinline__ void run_task(const Runtime& rt, uint32_t wave, const waves::Task* list, uint32_t i) {
+    DeviceOps ops{rt, wave, rt.cutoff};
+    waves::run<kMax>(ops, load_task(&list[i]));
 }
 
 // One cooperative kernel: wave after wave, until a wave creates no tasks.
-__global__ void __launch_bounds__(kThreads) evaluate(Runtime rt, Tree* root) {
+template <int kMax>
+__global__ void __launch_bounds__(kThreads) evaluate(Runtime rt) {
     cg::grid_group grid = cg::this_grid();
-    for (uint32_t wave = 0; wave < rt.max_waves; ++wave) {
+    const bool timer = rt.wave_start && blockIdx.x == 0 && threadIdx.x == 0;
+    uint32_t wave = 0;
+    while (wave < rt.max_waves) {
         const uint32_t n = __ldcg(&rt.wave_count[wave]);
+        if (timer) rt.wave_start[wave] = global_ns();
         if (n == 0) break;
-        const Task* list = rt.list[wave & 1];
-        for (uint32_t i = grid.thread_rank(); i < n; i += grid.size()) {
-            const Task t = load_task(&list[i]);
-            Tree result;
-            if (start(rt, wave, t, &result)) deliver(rt, wave, result, t.frame, t.slot, root);
+        if (n <= rt.narrow) {
+            // Narrow waves: block 0 alone, block barriers between them. All
+            // its threads read each count after the same barrier, so they
+            // agree on when to stop.
+            if (blockIdx.x == 0) {
+                for (;;) {
+                    const uint32_t m = __ldcg(&rt.wave_count[wave]);
+                    if (m == 0 || m > rt.narrow) break;
+                    for (uint32_t i = threadIdx.x; i < m; i += blockDim.x) run_task<kMax>(rt, wave, rt.list[wave & 1], i);
+                    __syncthreads();
+                    if (++wave >= rt.max_waves) break;
+                    if (timer) rt.wave_start[wave] = global_ns();
+                }
+                if (threadIdx.x == 0) *rt.wave_now = wave;
+            }
+            grid.sync();
+            wave = __ldcg(rt.wave_now);
+            continue;
         }
+        const waves::Task* list = rt.list[wave & 1];
+        for (uint32_t i = grid.thread_rank(); i < n; i += grid.size()) run_task<kMax>(rt, wave, list, i);
         grid.sync();
+        ++wave;
     }
 }
 
-// Host-side counts of what the runtime will create, for sizing its arrays.
-struct Plan {
-    int cutoff;
-    // splits (frames) of a call of fn at depth d
-    uint64_t splits(Fn fn, int d) const {
-        if (d <= cutoff) return 0;
-        switch (fn) {
-            case kSort: return 1 + 2 * splits(kSort, d - 1) + splits(kFlow, d);
-            case kFlow: return 1 + splits(kWarp, d - 1) + splits(kDown, d);
-            case kDown: return 1 + 2 * splits(kFlow, d - 1);
-            default: return 1 + 2 * splits(kWarp, d - 1);
-        }
-    }
-};
+constexpr int kDefaultCutoff = 4;
 
 int main(int argc, char** argv) {
-    ch12::CommandLine cl(argc, argv, "[--depth] D [--cutoff C]",
-                         "  the project's runtime on sort(D, 0, gen(D, 0)); D from 1 to 30\n"
-                         "  (limited by GPU memory: 16 bytes a node, 6.4 GB at D = 20)\n"
-                         "  --cutoff C   calls at depth <= C run sequentially on one thread (0 .. 20, default 4)\n");
-    cl.option("--depth").option("--cutoff").positionals(1);
+    ch12::CommandLine cl(
+        argc, argv, "[--depth] D [--cutoff C] [--narrow N] [--blocks-per-sm N] [--trace-waves]",
+        "  the project's runtime on sort(D, 0, gen(D, 0)); D from 1 to 30, limited by GPU\n"
+        "  memory (16 bytes a node: 6.4 GB at D = 20, 68 GB at D = 23; exit 77 above it)\n"
+        "  --cutoff C     calls whose subtrees hold at most 2^C leaves run on one thread,\n"
+        "                 in registers (1 .. 5, default 4)\n"
+        "  --narrow N     waves of at most N tasks run in one block, with block barriers\n"
+        "                 (0 .. 256, default 256; 0: every wave on the whole grid)\n"
+        "  --blocks-per-sm N   blocks per SM, up to as many as fit (1 .. 32; default 1, the\n"
+        "                      fastest on the H200: more blocks made every wide wave slower)\n"
+        "  --trace-waves  also print the time spent in waves, by how many tasks they hold\n");
+    cl.option("--depth").option("--cutoff").option("--narrow").option("--blocks-per-sm").flag("--trace-waves")
+        .positionals(1);
     cl.parse();
     const int depth = tree::depth_argument(cl);
-    const int cutoff = (int)cl.number("--cutoff", 0, 20, 4);
+    const int cutoff = (int)cl.number("--cutoff", 1, kRegMax, kDefaultCutoff);
+    const uint32_t narrow = (uint32_t)cl.number("--narrow", 0, kThreads, kThreads);
+    const int blocks_per_sm = (int)cl.number("--blocks-per-sm", 1, 32, 1);
+    const bool trace = cl.has("--trace-waves");
+
+    const uint64_t frames = 1 + waves::frames_of(kSort, depth, cutoff);
+    const uint64_t tasks = 2 * frames + 1;  // every task ever pushed fits in one wave's list
     ch12::require_cuda_device(cl.name());
 
-    const Plan plan{cutoff};
-    const uint64_t frames = plan.splits(kSort, depth) + 1;
-    const uint64_t tasks = 2 * frames + 1;  // every task ever pushed fits in one wave's list
-    const uint32_t max_waves = 1u << 16;
-    if (tasks >= (uint64_t(1) << 31)) {
-        fprintf(stderr, "%s: depth %d with cutoff %d makes too many tasks for this runtime; raise the cutoff\n",
-                cl.name(), depth, cutoff);
-        return 1;
-    }
+    void (*evaluate_kernel)(Runtime) = cutoff <= 4 ? evaluate<4> : evaluate<kRegMax>;
+    const uint32_t max_waves = 1u << 20;
     int device = 0, sms = 0, per_sm = 0;
     CUDA_CHECK(cudaGetDevice(&device));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, evaluate, kThreads, 0));
-    const size_t extra = frames * sizeof(Frame) + 2 * tasks * sizeof(Task) + max_waves * sizeof(uint32_t);
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, evaluate_kernel, kThreads, 0));
+    if (per_sm < 1) {
+        fprintf(stderr, "%s: the evaluator's kernel does not fit on an SM of this GPU\n", cl.name());
+        return 1;
+    }
+    if (blocks_per_sm > per_sm)
+        cl.fail("--blocks-per-sm " + std::to_string(blocks_per_sm) + ": at most " + std::to_string(per_sm) +
+                " blocks of this kernel fit on an SM of this GPU");
+    per_sm = blocks_per_sm;
+    const size_t extra = frames * sizeof(Frame) + 2 * tasks * sizeof(waves::Task) + max_waves * sizeof(uint32_t);
 
-    tree::Evaluation e{depth, cl.name(), "task runtime (waves in one cooperative kernel)", extra};
+    tree::Evaluation e{depth, cl.name(), "task runtime (waves in one cooperative kernel, registers below the cutoff)",
+                       extra};
     return tree::run_evaluation(e, [&](uint64_t* heap, Tree input, uint64_t first_free, cudaEvent_t start,
-                                       cudaEvent_t stop, std::vector<std::string>& notes) {
+                                       cudaEvent_t stop, std::vector<std::string>& notes, Tree* out) -> Status {
+        // (Reached only when the GPU has the memory for it.) Results meet as
+        // 32-bit node indices; frames and list slots are 32-bit too.
+        if (G(depth) + S(depth) >= (uint64_t(1) << 32) || frames >= (uint64_t(1) << 32) || tasks >= (uint64_t(1) << 31))
+            return {1, std::string(cl.name()) + ": depth " + std::to_string(depth) +
+                           " is beyond this runtime's 32-bit node, frame and task indices"};
+        uint32_t table[4][32] = {};
+        for (int fn = 0; fn < 4; ++fn)
+            for (int d = 0; d < 32; ++d) table[fn][d] = (uint32_t)std::min<uint64_t>(waves::frames_of((Fn)fn, d, cutoff), ~0u);
+        TREE_TRY(cudaMemcpyToSymbol(c_frames_of, table, sizeof table));
+
         Runtime rt{};
         rt.heap = heap;
         rt.cutoff = cutoff;
         rt.max_waves = max_waves;
-        Tree* d_root = nullptr;
-        CUDA_CHECK(cudaMalloc(&rt.list[0], tasks * sizeof(Task)));
-        CUDA_CHECK(cudaMalloc(&rt.list[1], tasks * sizeof(Task)));
-        CUDA_CHECK(cudaMalloc(&rt.wave_count, max_waves * sizeof(uint32_t)));
-        CUDA_CHECK(cudaMalloc(&rt.frames, frames * sizeof(Frame)));
-        CUDA_CHECK(cudaMalloc(&rt.frame_count, sizeof(uint32_t)));
-        CUDA_CHECK(cudaMalloc(&rt.overflow, sizeof(int)));
-        CUDA_CHECK(cudaMalloc(&d_root, sizeof(Tree)));
-        CUDA_CHECK(cudaMemset(rt.wave_count, 0, max_waves * sizeof(uint32_t)));
-        CUDA_CHECK(cudaMemset(rt.overflow, 0, sizeof(int)));
-        CUDA_CHECK(cudaMemset(d_root, 0, sizeof(Tree)));
-        // Frame 0 waits for the whole sort; wave 0 is sort(d, 0, input) alone.
-        const Frame root_frame{kRoot, 0, 0, 1, 0, 0, 0, {0, 0}};
-        const Task first = {kSort, (uint8_t)depth, 0, 0, 0, input, 0, first_free};
-        const uint32_t one = 1;
-        CUDA_CHECK(cudaMemcpy(rt.frames, &root_frame, sizeof root_frame, cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemcpy(rt.frame_count, &one, sizeof one, cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemcpy(rt.list[0], &first, sizeof first, cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemcpy(rt.wave_count, &one, sizeof one, cudaMemcpyHostToDevice));
-        // Recursion below the cutoff runs on the thread's stack: seq_sort ->
-        // seq_flow -> seq_down -> ... is at most about 3 (C + 1) frames deep.
-        CUDA_CHECK(cudaDeviceSetLimit(cudaLimitStackSize, 2048 + 256 * (cutoff + 1)));
-
-        void* params[] = {&rt, &d_root};
-        CUDA_CHECK(cudaEventRecord(start));
-        CUDA_CHECK(cudaLaunchCooperativeKernel((void*)evaluate, dim3(sms * per_sm), dim3(kThreads), params, 0, 0));
-        CUDA_CHECK_LAUNCH();
-        CUDA_CHECK(cudaEventRecord(stop));
-        CUDA_CHECK(cudaEventSynchronize(stop));
-
-        Tree root = 0;
-        int overflow = 0;
-        uint32_t used_frames = 0;
-        CUDA_CHECK(cudaMemcpy(&root, d_root, sizeof root, cudaMemcpyDeviceToHost));
-        CUDA_CHECK(cudaMemcpy(&overflow, rt.overflow, sizeof overflow, cudaMemcpyDeviceToHost));
-        CUDA_CHECK(cudaMemcpy(&used_frames, rt.frame_count, sizeof used_frames, cudaMemcpyDeviceToHost));
-        std::vector<uint32_t> waves(max_waves);
-        CUDA_CHECK(cudaMemcpy(waves.data(), rt.wave_count, max_waves * sizeof(uint32_t), cudaMemcpyDeviceToHost));
-        if (overflow || used_frames != frames) {
-            fprintf(stderr, "%s: %s\n", cl.name(), overflow ? "more than 65536 waves (an internal limit)"
-                                                              : "the continuation frames differ from the plan: BUG");
-            exit(1);
+        rt.narrow = narrow;
+        DeviceArray<waves::Task> list0, list1;
+        DeviceArray<uint32_t> wave_count, wave_now;
+        DeviceArray<Frame> frame_array;
+        DeviceArray<int> error;
+        DeviceArray<Tree> d_root;
+        DeviceArray<unsigned long long> wave_start;
+        if (trace) {
+            TREE_TRY(wave_start.allocate(max_waves));
+            TREE_TRY(cudaMemset(wave_start.get(), 0, max_waves * sizeof(unsigned long long)));
         }
-        uint32_t nwaves = 0, widest = 0;
+        TREE_TRY(list0.allocate(tasks));
+        TREE_TRY(list1.allocate(tasks));
+        TREE_TRY(wave_count.allocate(max_waves));
+        TREE_TRY(frame_array.allocate(frames));
+        TREE_TRY(wave_now.allocate(1));
+        TREE_TRY(error.allocate(2));
+        TREE_TRY(d_root.allocate(1));
+        rt.wave_start = wave_start.get();
+        rt.list[0] = list0.get();
+        rt.list[1] = list1.get();
+        rt.wave_count = wave_count.get();
+        rt.frames = frame_array.get();
+        rt.wave_now = wave_now.get();
+        rt.error = error.get();
+        rt.root = d_root.get();
+        TREE_TRY(cudaMemset(rt.wave_count, 0, max_waves * sizeof(uint32_t)));
+        TREE_TRY(cudaMemset(rt.error, 0, 2 * sizeof(int)));
+        TREE_TRY(cudaMemset(rt.wave_now, 0, sizeof(uint32_t)));
+        TREE_TRY(cudaMemset(rt.root, 0, sizeof(Tree)));
+        // Frame 0 waits for the whole sort; wave 0 is sort(d, 0, input) alone,
+        // its frames from 1 on.
+        Frame root_frame{};
+        root_frame.head.kind = waves::kRoot;
+        const waves::Task first = waves::make_task(kSort, depth, 0, 0, 0, 1, input, 0, first_free);
+        const uint32_t one = 1;
+        TREE_TRY(cudaMemcpy(rt.frames, &root_frame, sizeof root_frame, cudaMemcpyHostToDevice));
+        TREE_TRY(cudaMemcpy(rt.list[0], &first, sizeof first, cudaMemcpyHostToDevice));
+        TREE_TRY(cudaMemcpy(rt.wave_count, &one, sizeof one, cudaMemcpyHostToDevice));
+
+        void* params[] = {&rt};
+        TREE_TRY(cudaEventRecord(start));
+        TREE_TRY(cudaLaunchCooperativeKernel((void*)evaluate_kernel, dim3(sms * per_sm), dim3(kThreads), params, 0, 0));
+        TREE_TRY_LAUNCH();
+        TREE_TRY(cudaEventRecord(stop));
+        TREE_TRY(cudaEventSynchronize(stop));
+
+        int errors[2] = {0, 0};
+        TREE_TRY(cudaMemcpy(out, rt.root, sizeof(Tree), cudaMemcpyDeviceToHost));
+        TREE_TRY(cudaMemcpy(errors, rt.error, sizeof errors, cudaMemcpyDeviceToHost));
+        if (errors[0]) return {1, std::string(cl.name()) + ": more than " + std::to_string(max_waves) +
+                                      " waves (an internal limit)"};
+        if (errors[1]) return {1, std::string(cl.name()) + ": a call below the cutoff got an input that is not a "
+                                                           "full tree of its depth: BUG"};
+        std::vector<uint32_t> waves(max_waves);
+        TREE_TRY(cudaMemcpy(waves.data(), rt.wave_count, max_waves * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+        uint32_t nwaves = 0, widest = 0, narrow_waves = 0;
         uint64_t ran = 0;
-        while (nwaves < max_waves && waves[nwaves]) { widest = std::max(widest, waves[nwaves]); ran += waves[nwaves]; nwaves++; }
-        char line[256];
-        snprintf(line, sizeof line, "runtime: %llu tasks in %u waves (widest %u), %u continuation frames, cutoff %d, "
-                 "%d x %d threads", (unsigned long long)ran, nwaves, widest, used_frames, cutoff, sms * per_sm, kThreads);
+        while (nwaves < max_waves && waves[nwaves]) {
+            widest = std::max(widest, waves[nwaves]);
+            ran += waves[nwaves];
+            narrow_waves += waves[nwaves] <= narrow;
+            nwaves++;
+        }
+        char line[320];
+        snprintf(line, sizeof line,
+                 "runtime: %llu tasks in %u waves (widest %u; %u narrow, in one block), %llu frames, cutoff %d, "
+                 "%d x %d threads",
+                 (unsigned long long)ran, nwaves, widest, narrow_waves, (unsigned long long)frames - 1, cutoff,
+                 sms * per_sm, kThreads);
         notes.push_back(line);
-        CUDA_CHECK(cudaFree(d_root));
-        CUDA_CHECK(cudaFree(rt.overflow));
-        CUDA_CHECK(cudaFree(rt.frame_count));
-        CUDA_CHECK(cudaFree(rt.frames));
-        CUDA_CHECK(cudaFree(rt.wave_count));
-        CUDA_CHECK(cudaFree(rt.list[1]));
-        CUDA_CHECK(cudaFree(rt.list[0]));
-        return root;
+        if (trace) {  // time by wave width: 1 task, up to a block, up to the grid's threads, more
+            std::vector<unsigned long long> t0(max_waves);
+            TREE_TRY(cudaMemcpy(t0.data(), rt.wave_start, max_waves * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+            const uint64_t threads = (uint64_t)sms * per_sm * kThreads;
+            const uint64_t edge[4] = {1, (uint64_t)kThreads, threads, ~0ull};
+            const char* label[4] = {"1 task", "2-256", "257-grid", "more than the grid's threads"};
+            uint32_t count[4] = {0, 0, 0, 0};
+            double ms[4] = {0, 0, 0, 0};
+            for (uint32_t w = 0; w < nwaves && w + 1 < max_waves; ++w) {
+                int b = 0;
+                while (waves[w] > edge[b]) ++b;
+                count[b]++;
+                ms[b] += (t0[w + 1] - t0[w]) / 1e6;
+            }
+            std::string traced = "waves by width:";
+            for (int b = 0; b < 4; ++b) {
+                snprintf(line, sizeof line, " %s: %u waves, %.2f ms;", label[b], count[b], ms[b]);
+                traced += line;
+            }
+            notes.push_back(traced);
+        }
+        return {};
     });
 }

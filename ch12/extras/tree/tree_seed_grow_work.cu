@@ -6,7 +6,7 @@
 // The write-up describes a runtime meant as the back end of a compiler for
 // recursive functional programs. Each function with a PARALLEL annotation
 // compiles into three pieces:
-//   seq_<name>     the sequential recursion (tree_gpu.cuh), run when a call is
+//   seq_<name>     the sequential recursion (tree_calls.h), run when a call is
 //                  small enough to be one thread's share;
 //   par_<name>_0   the splitter: returns SPLIT (the parallel sub-calls, and a
 //                  frame that waits for their results) or VALUE;
@@ -29,7 +29,7 @@
 // slots, blocks x threads (one block of 256 threads per SM: 132 x 256 =
 // 33,792 slots on an H200), because splitting stops once every slot has a task.
 // Allocation: every call's nodes go to a heap range reserved for it in
-// advance (tree_gpu.cuh), so Node(...) needs no atomic.
+// advance (the layout in tree_bitonic.h), so Node(...) needs no atomic.
 
 #include <cooperative_groups.h>
 
@@ -41,10 +41,61 @@
 #include "cli.h"
 #include "cuda_check.h"
 #include "tree_bitonic.h"
-#include "tree_gpu.cuh"
+#include "tree_calls.h"
+#include "tree_cli.h"
+#include "tree_device.cuh"
+#include "tree_harness.h"
 
 namespace cg = cooperative_groups;
 using namespace tree;
+
+// ---- tasks and frames ----------------------------------------------------------------------
+// A task is one call waiting to run; a frame is a call that has split,
+// waiting for its sub-calls' results (a continuation).
+struct alignas(16) Task {  // 32 bytes
+    uint8_t fn, d, s, slot;
+    uint32_t frame;        // the frame waiting for this call's result, in result[slot]
+    Tree a, b;             // arguments (b: warp's second tree)
+    uint64_t base;         // the call's reserved heap range
+};
+
+struct alignas(16) Frame {  // 48 bytes
+    uint32_t kind, d, s, pending;
+    uint32_t parent, parent_slot;
+    uint64_t base;          // where the join's own nodes (or its tail call's range) start
+    Tree result[2];
+};
+
+__device__ __forceinline__ Task make_task(Fn fn, int d, uint32_t s, Tree a, Tree b, uint64_t base,
+                                          uint32_t frame = 0, uint32_t slot = 0) {
+    Task t;
+    t.fn = fn; t.d = (uint8_t)d; t.s = (uint8_t)s; t.slot = (uint8_t)slot;
+    t.frame = frame; t.a = a; t.b = b; t.base = base;
+    return t;
+}
+
+// Tasks and frames are written and read by threads on different SMs: through
+// L2 (.cg), never a stale L1 line.
+__device__ __forceinline__ Task load_task(const Task* p) {
+    const ulonglong2* q = reinterpret_cast<const ulonglong2*>(p);
+    Task t;
+    reinterpret_cast<ulonglong2*>(&t)[0] = __ldcg(q);
+    reinterpret_cast<ulonglong2*>(&t)[1] = __ldcg(q + 1);
+    return t;
+}
+__device__ __forceinline__ void store_task(Task* p, const Task& t) {
+    __stcg(reinterpret_cast<ulonglong2*>(p), reinterpret_cast<const ulonglong2*>(&t)[0]);
+    __stcg(reinterpret_cast<ulonglong2*>(p) + 1, reinterpret_cast<const ulonglong2*>(&t)[1]);
+}
+// A completed frame, as the thread that brought its last result reads it.
+__device__ __forceinline__ Frame load_frame(const Frame* F) {
+    Frame f;
+    f.kind = __ldcg(&F->kind); f.d = __ldcg(&F->d); f.s = __ldcg(&F->s); f.pending = 0;
+    f.parent = __ldcg(&F->parent); f.parent_slot = __ldcg(&F->parent_slot); f.base = __ldcg(&F->base);
+    f.result[0] = __ldcg(&F->result[0]);
+    f.result[1] = __ldcg(&F->result[1]);
+    return f;
+}
 
 constexpr int kThreads = 256;
 
@@ -86,10 +137,10 @@ __device__ __forceinline__ Step split_step(uint32_t kind, int d, uint32_t s, uin
 //               : flow(d, s, Node(sort(d-1, 0, left t) ||, sort(d-1, 1, right t) ||))
 __device__ Step par_sort_0(const uint64_t* heap, const Task& t) {
     if (t.d == 0 || is_leaf(t.a)) return value_step(t.a);
-    const ulonglong2 c = children(heap, t.a);
-    Step st = split_step(kSortJoin, t.d, t.s, t.base + 2 * cS[t.d - 1], 2);
-    st.child[0] = make_task(kSort, t.d - 1, 0, c.x, 0, t.base);
-    st.child[1] = make_task(kSort, t.d - 1, 1, c.y, 0, t.base + cS[t.d - 1]);
+    const Kids c = DeviceHeap{const_cast<uint64_t*>(heap)}.children(t.a);
+    Step st = split_step(kSortJoin, t.d, t.s, t.base + 2 * S(t.d - 1), 2);
+    st.child[0] = make_task(kSort, t.d - 1, 0, c.l, 0, t.base);
+    st.child[1] = make_task(kSort, t.d - 1, 1, c.r, 0, t.base + S(t.d - 1));
     return st;
 }
 __device__ Step par_sort_1(uint64_t* heap, const Frame& f, Tree l, Tree r) {
@@ -100,9 +151,9 @@ __device__ Step par_sort_1(uint64_t* heap, const Frame& f, Tree l, Tree r) {
 // flow(d, s, t) = d == 0 or leaf(t) ? t : down(d, s, warp(d-1, s, left t, right t))
 __device__ Step par_flow_0(const uint64_t* heap, const Task& t) {
     if (t.d == 0 || is_leaf(t.a)) return value_step(t.a);
-    const ulonglong2 c = children(heap, t.a);
-    Step st = split_step(kFlowJoin, t.d, t.s, t.base + cW[t.d - 1], 1);
-    st.child[0] = make_task(kWarp, t.d - 1, t.s, c.x, c.y, t.base);
+    const Kids c = DeviceHeap{const_cast<uint64_t*>(heap)}.children(t.a);
+    Step st = split_step(kFlowJoin, t.d, t.s, t.base + W(t.d - 1), 1);
+    st.child[0] = make_task(kWarp, t.d - 1, t.s, c.l, c.r, t.base);
     return st;
 }
 __device__ Step par_flow_1(const Frame& f, Tree w) {
@@ -112,10 +163,10 @@ __device__ Step par_flow_1(const Frame& f, Tree w) {
 // down(d, s, t) = d == 0 or leaf(t) ? t : Node(flow(d-1, s, left t) ||, flow(d-1, s, right t) ||)
 __device__ Step par_down_0(const uint64_t* heap, const Task& t) {
     if (t.d == 0 || is_leaf(t.a)) return value_step(t.a);
-    const ulonglong2 c = children(heap, t.a);
-    Step st = split_step(kDownJoin, t.d, t.s, t.base + 2 * cF[t.d - 1], 2);
-    st.child[0] = make_task(kFlow, t.d - 1, t.s, c.x, 0, t.base);
-    st.child[1] = make_task(kFlow, t.d - 1, t.s, c.y, 0, t.base + cF[t.d - 1]);
+    const Kids c = DeviceHeap{const_cast<uint64_t*>(heap)}.children(t.a);
+    Step st = split_step(kDownJoin, t.d, t.s, t.base + 2 * F(t.d - 1), 2);
+    st.child[0] = make_task(kFlow, t.d - 1, t.s, c.l, 0, t.base);
+    st.child[1] = make_task(kFlow, t.d - 1, t.s, c.r, 0, t.base + F(t.d - 1));
     return st;
 }
 __device__ Step par_down_1(uint64_t* heap, const Frame& f, Tree l, Tree r) {
@@ -127,19 +178,21 @@ __device__ Step par_down_1(uint64_t* heap, const Frame& f, Tree l, Tree r) {
 //                    l = warp(d-1, s, left a, left b) ||, r = warp(d-1, s, right a, right b) ||
 __device__ Step par_warp_0(uint64_t* heap, const Task& t) {
     if (t.d == 0) {
-        Bump h{heap, t.base};
+        Bump<DeviceHeap> h{DeviceHeap{heap}, t.base};
         return value_step(seq_warp(h, 0, t.s, t.a, t.b));
     }
-    const ulonglong2 ca = children(heap, t.a), cb = children(heap, t.b);
-    Step st = split_step(kWarpJoin, t.d, t.s, t.base + 2 * cW[t.d - 1], 2);
-    st.child[0] = make_task(kWarp, t.d - 1, t.s, ca.x, cb.x, t.base);
-    st.child[1] = make_task(kWarp, t.d - 1, t.s, ca.y, cb.y, t.base + cW[t.d - 1]);
+    const DeviceHeap mem{heap};
+    const Kids ca = mem.children(t.a), cb = mem.children(t.b);
+    Step st = split_step(kWarpJoin, t.d, t.s, t.base + 2 * W(t.d - 1), 2);
+    st.child[0] = make_task(kWarp, t.d - 1, t.s, ca.l, cb.l, t.base);
+    st.child[1] = make_task(kWarp, t.d - 1, t.s, ca.r, cb.r, t.base + W(t.d - 1));
     return st;
 }
 __device__ Step par_warp_1(uint64_t* heap, const Frame& f, Tree l, Tree r) {
-    const ulonglong2 cl = children(heap, l), cr = children(heap, r);
-    const Tree nl = make_node(heap, f.base, cl.x, cr.x);
-    const Tree nr = make_node(heap, f.base + 1, cl.y, cr.y);
+    const DeviceHeap mem{heap};
+    const Kids cl = mem.children(l), cr = mem.children(r);
+    const Tree nl = make_node(heap, f.base, cl.l, cr.l);
+    const Tree nr = make_node(heap, f.base + 1, cl.r, cr.r);
     return value_step(make_node(heap, f.base + 2, nl, nr));
 }
 
@@ -213,7 +266,26 @@ __device__ void finish(const Runtime& rt, uint32_t next, Tree result, uint32_t f
     }
 }
 
-__global__ void __launch_bounds__(kThreads, 1) seed_grow_work(Runtime rt, Tree* root) {
+// WORK's sequential call. kRegisters (an experiment, --registers): a call
+// whose subtrees hold at most 2^5 leaves runs in registers (reg::call, as in
+// the project's runtime); any other as the write-up's seq_*.
+template <bool kRegisters>
+__device__ __forceinline__ Tree work_call(const Runtime& rt, const Task& t) {
+    const DeviceHeap mem{rt.heap};
+    if constexpr (kRegisters) {
+        if (reg::fits((Fn)t.fn, t.d, 5)) {
+            bool ok = true;
+            Kids kids;
+            const Tree r = reg::call<5>(mem, (Fn)t.fn, t.d, t.s, t.a, t.b, t.base, &kids, &ok);
+            if (!ok) atomicExch(&rt.stats[3], 2u);
+            return r;
+        }
+    }
+    return seq_call(mem, (Fn)t.fn, t.d, t.s, t.a, t.b, t.base);
+}
+
+template <bool kRegisters>
+__global__ void __launch_bounds__(kThreads, kRegisters ? 2 : 1) seed_grow_work(Runtime rt, Tree* root) {
     cg::grid_group grid = cg::this_grid();
     __shared__ Task s_tasks[2][2 * kThreads];
     __shared__ uint32_t s_count[2];
@@ -293,7 +365,7 @@ __global__ void __launch_bounds__(kThreads, 1) seed_grow_work(Runtime rt, Tree* 
             const uint32_t c = s_count[buf];
             for (uint32_t i = tid; i < c; i += kThreads) {
                 const Task t = s_tasks[buf][i];
-                const Tree result = seq_call(rt.heap, (Fn)t.fn, t.d, t.s, t.a, t.b, t.base);
+                const Tree result = work_call<kRegisters>(rt, t);
                 finish(rt, next, result, t.frame, t.slot, root);
             }
             if (tid == 0) atomicAdd(&rt.stats[1], c);
@@ -301,7 +373,7 @@ __global__ void __launch_bounds__(kThreads, 1) seed_grow_work(Runtime rt, Tree* 
             // ---- WORK, more tasks than threads: straight from the round's list
             for (uint32_t i = lo + tid; i < hi; i += kThreads) {
                 const Task t = load_task(&rt.list[cur][i]);
-                const Tree result = seq_call(rt.heap, (Fn)t.fn, t.d, t.s, t.a, t.b, t.base);
+                const Tree result = work_call<kRegisters>(rt, t);
                 finish(rt, next, result, t.frame, t.slot, root);
             }
             if (tid == 0) atomicAdd(&rt.stats[1], mine);
@@ -313,88 +385,101 @@ __global__ void __launch_bounds__(kThreads, 1) seed_grow_work(Runtime rt, Tree* 
 }
 
 int main(int argc, char** argv) {
-    ch12::CommandLine cl(argc, argv, "[--depth] D",
-                         "  the SEED / GROW / WORK evaluator on sort(D, 0, gen(D, 0)); D from 1 to 30\n"
-                         "  (limited by GPU memory: 16 bytes a node, 6.4 GB at D = 20)\n");
-    cl.option("--depth").positionals(1);
+    ch12::CommandLine cl(argc, argv, "[--depth] D [--blocks N] [--registers]",
+                         "  the SEED / GROW / WORK evaluator on sort(D, 0, gen(D, 0)); D from 1 to 30, limited\n"
+                         "  by GPU memory (16 bytes a node: 6.4 GB at D = 20; exit 77 above it)\n"
+                         "  --blocks N   blocks of 256 threads (default: one per SM; the write-up's RTX 4090\n"
+                         "               setting is 128); at most as many as the GPU runs at once\n"
+                         "  --registers  (an experiment, not the write-up's design) WORK runs calls of up\n"
+                         "               to 2^5 leaves in registers, as the project's runtime does\n");
+    cl.option("--depth").option("--blocks").flag("--registers").positionals(1);
     cl.parse();
     const int depth = tree::depth_argument(cl);
+    const uint64_t blocks_asked = cl.number("--blocks", 1, 1u << 20, 0);
     ch12::require_cuda_device(cl.name());
 
     int device = 0, sms = 0, per_sm = 0;
     CUDA_CHECK(cudaGetDevice(&device));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, seed_grow_work, kThreads, 0));
+    const bool registers = cl.has("--registers");
+    void (*kernel)(Runtime, Tree*) = registers ? seed_grow_work<true> : seed_grow_work<false>;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0));
     if (per_sm < 1) {
         fprintf(stderr, "%s: the evaluator's kernel does not fit on an SM of this GPU\n", cl.name());
         return 1;
     }
-    // One block of 256 threads per SM: the slots the cutoff emerges from.
-    const uint32_t blocks = (uint32_t)sms;
+    // One block of 256 threads per SM unless asked otherwise: the slots the
+    // cutoff emerges from. A cooperative kernel's blocks must all run at once.
+    const uint64_t most = (uint64_t)sms * per_sm;
+    if (blocks_asked > most)
+        cl.fail("--blocks " + std::to_string(blocks_asked) + ": this GPU runs at most " + std::to_string(most) +
+                " blocks of this kernel at once (" + std::to_string(sms) + " SMs x " + std::to_string(per_sm) + ")");
+    const uint32_t blocks = blocks_asked ? (uint32_t)blocks_asked : (uint32_t)sms;
     const uint32_t list_capacity = 1u << 22, frame_capacity = 1u << 26;
     const size_t extra = 3ull * list_capacity * sizeof(Task) + (size_t)frame_capacity * sizeof(Frame);
 
     tree::Evaluation e{depth, cl.name(), "SEED / GROW / WORK evaluator", extra};
     return tree::run_evaluation(e, [&](uint64_t* heap, Tree input, uint64_t first_free, cudaEvent_t start,
-                                       cudaEvent_t stop, std::vector<std::string>& notes) {
+                                       cudaEvent_t stop, std::vector<std::string>& notes, Tree* out) -> Status {
         Runtime rt{};
         rt.heap = heap;
         rt.frame_capacity = frame_capacity;
         rt.list_capacity = list_capacity;
-        Tree* d_root = nullptr;
-        CUDA_CHECK(cudaMalloc(&rt.frames, (size_t)frame_capacity * sizeof(Frame)));
-        CUDA_CHECK(cudaMalloc(&rt.frame_count, sizeof(uint32_t)));
-        CUDA_CHECK(cudaMalloc(&rt.list[0], list_capacity * sizeof(Task)));
-        CUDA_CHECK(cudaMalloc(&rt.list[1], list_capacity * sizeof(Task)));
-        CUDA_CHECK(cudaMalloc(&rt.seed_scratch, list_capacity * sizeof(Task)));
-        CUDA_CHECK(cudaMalloc(&rt.list_count, 2 * sizeof(uint32_t)));
-        CUDA_CHECK(cudaMalloc(&rt.stats, 4 * sizeof(uint32_t)));
-        CUDA_CHECK(cudaMalloc(&d_root, sizeof(Tree)));
-        CUDA_CHECK(cudaMemset(rt.stats, 0, 4 * sizeof(uint32_t)));
-        CUDA_CHECK(cudaMemset(d_root, 0, sizeof(Tree)));
+        DeviceArray<Frame> frames;
+        DeviceArray<Task> list0, list1, scratch;
+        DeviceArray<uint32_t> frame_count, list_count, stats;
+        DeviceArray<Tree> d_root;
+        TREE_TRY(frames.allocate(frame_capacity));
+        TREE_TRY(frame_count.allocate(1));
+        TREE_TRY(list0.allocate(list_capacity));
+        TREE_TRY(list1.allocate(list_capacity));
+        TREE_TRY(scratch.allocate(list_capacity));
+        TREE_TRY(list_count.allocate(2));
+        TREE_TRY(stats.allocate(4));
+        TREE_TRY(d_root.allocate(1));
+        rt.frames = frames.get();
+        rt.frame_count = frame_count.get();
+        rt.list[0] = list0.get();
+        rt.list[1] = list1.get();
+        rt.seed_scratch = scratch.get();
+        rt.list_count = list_count.get();
+        rt.stats = stats.get();
+        TREE_TRY(cudaMemset(rt.stats, 0, 4 * sizeof(uint32_t)));
+        TREE_TRY(cudaMemset(d_root.get(), 0, sizeof(Tree)));
         // Frame 0 waits for the whole sort; round 1's one task is sort(d, 0, input).
         Frame root_frame{kRootFrame, 0, 0, 1, 0, 0, 0, {0, 0}};
         Task first{};
         first.fn = kSort; first.d = (uint8_t)depth; first.s = 0; first.slot = 0; first.frame = 0;
         first.a = input; first.b = 0; first.base = first_free;
         const uint32_t counts[2] = {1, 0}, one = 1;
-        CUDA_CHECK(cudaMemcpy(rt.frames, &root_frame, sizeof root_frame, cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemcpy(rt.frame_count, &one, sizeof one, cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemcpy(rt.list[0], &first, sizeof first, cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemcpy(rt.list_count, counts, sizeof counts, cudaMemcpyHostToDevice));
+        TREE_TRY(cudaMemcpy(rt.frames, &root_frame, sizeof root_frame, cudaMemcpyHostToDevice));
+        TREE_TRY(cudaMemcpy(rt.frame_count, &one, sizeof one, cudaMemcpyHostToDevice));
+        TREE_TRY(cudaMemcpy(rt.list[0], &first, sizeof first, cudaMemcpyHostToDevice));
+        TREE_TRY(cudaMemcpy(rt.list_count, counts, sizeof counts, cudaMemcpyHostToDevice));
         // seq_* recursion runs on the thread's stack: a task is at most about
         // ten calls deep, three frames a level.
-        CUDA_CHECK(cudaDeviceSetLimit(cudaLimitStackSize, 4096));
+        TREE_TRY(cudaDeviceSetLimit(cudaLimitStackSize, 4096));
 
-        void* params[] = {&rt, &d_root};
-        CUDA_CHECK(cudaEventRecord(start));
-        CUDA_CHECK(cudaLaunchCooperativeKernel((void*)seed_grow_work, dim3(blocks), dim3(kThreads), params, 0, 0));
-        CUDA_CHECK_LAUNCH();
-        CUDA_CHECK(cudaEventRecord(stop));
-        CUDA_CHECK(cudaEventSynchronize(stop));
+        Tree* root_ptr = d_root.get();
+        void* params[] = {&rt, &root_ptr};
+        TREE_TRY(cudaEventRecord(start));
+        TREE_TRY(cudaLaunchCooperativeKernel((void*)kernel, dim3(blocks), dim3(kThreads), params, 0, 0));
+        TREE_TRY_LAUNCH();
+        TREE_TRY(cudaEventRecord(stop));
+        TREE_TRY(cudaEventSynchronize(stop));
 
-        Tree root = 0;
-        uint32_t stats[4], frames = 0;
-        CUDA_CHECK(cudaMemcpy(&root, d_root, sizeof root, cudaMemcpyDeviceToHost));
-        CUDA_CHECK(cudaMemcpy(stats, rt.stats, sizeof stats, cudaMemcpyDeviceToHost));
-        CUDA_CHECK(cudaMemcpy(&frames, rt.frame_count, sizeof frames, cudaMemcpyDeviceToHost));
-        if (stats[3]) {
-            fprintf(stderr, "%s: the evaluator ran out of frames or task-list space (internal limits)\n", cl.name());
-            exit(1);
-        }
+        uint32_t st[4], used = 0;
+        TREE_TRY(cudaMemcpy(out, d_root.get(), sizeof(Tree), cudaMemcpyDeviceToHost));
+        TREE_TRY(cudaMemcpy(st, rt.stats, sizeof st, cudaMemcpyDeviceToHost));
+        TREE_TRY(cudaMemcpy(&used, rt.frame_count, sizeof used, cudaMemcpyDeviceToHost));
+        if (st[3] == 2) return {1, std::string(cl.name()) + ": a register call got an input that is not a full tree: BUG"};
+        if (st[3]) return {1, std::string(cl.name()) + ": the evaluator ran out of frames or task-list space "
+                                                       "(internal limits)"};
         char line[256];
         snprintf(line, sizeof line, "runtime: %u rounds, %u tasks run (at most %u in one round), %u frames, "
-                 "%u blocks x %d threads = %u slots", stats[0], stats[1], stats[2], frames - 1, blocks, kThreads,
-                 blocks * kThreads);
+                 "%u blocks x %d threads = %u slots%s", st[0], st[1], st[2], used - 1, blocks, kThreads,
+                 blocks * kThreads, registers ? ", WORK in registers" : "");
         notes.push_back(line);
-        CUDA_CHECK(cudaFree(d_root));
-        CUDA_CHECK(cudaFree(rt.stats));
-        CUDA_CHECK(cudaFree(rt.list_count));
-        CUDA_CHECK(cudaFree(rt.seed_scratch));
-        CUDA_CHECK(cudaFree(rt.list[1]));
-        CUDA_CHECK(cudaFree(rt.list[0]));
-        CUDA_CHECK(cudaFree(rt.frame_count));
-        CUDA_CHECK(cudaFree(rt.frames));
-        return root;
+        return {};
     });
 }
