@@ -1,10 +1,12 @@
 // ch12/extras/sort/sort_cases.h -- what the runner, the tests and the
 // benchmark share on the host: the key sets, and the check of a result
-// against the CPU (std::sort, by the library's own order, key_order()).
+// against the CPU (std::sort, by the library's own order: common/key_types.h).
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -44,14 +46,7 @@ inline std::vector<uint32_t> special_float_bits() {
 inline std::vector<uint32_t> make_keys(Input kind, bitonic::KeyType t, size_t n, uint32_t seed) {
     std::vector<uint32_t> keys(n);
     std::mt19937 rng(seed);
-    // A key whose order bits are `order` (the inverse of key_order()).
-    auto from_order = [t](uint32_t order) -> uint32_t {
-        switch (t) {
-            case bitonic::KeyType::i32: return order ^ 0x80000000u;
-            case bitonic::KeyType::f32: return (order & 0x80000000u) ? (order ^ 0x80000000u) : ~order;
-            default: return order;
-        }
-    };
+    auto from_order = [t](uint32_t order) { return bitonic::from_order(t, order); };
     switch (kind) {
         case Input::uniform:
             for (auto& k : keys) k = (uint32_t)rng();
@@ -90,8 +85,7 @@ struct Expected {
 };
 
 inline uint32_t order_bits(bitonic::KeyType t, bitonic::Order o, uint32_t key) {
-    const uint32_t b = bitonic::key_order(t, key);
-    return o == bitonic::Order::descending ? ~b : b;
+    return bitonic::encode(key, bitonic::codec(t, o));
 }
 
 // Checks one array of a result: sorted by the requested order; the same
@@ -177,6 +171,14 @@ inline Verdict check_batch(const bitonic::Request& r, const Batch& in, const std
         }
     }
     return v;
+}
+
+// A library call that failed, in a program: its message, and exit 1.
+inline void or_exit(const bitonic::Status& s, const char* program) {
+    if (s.ok()) return;
+    std::fflush(stdout);
+    std::fprintf(stderr, "%s: %s\n", program, bitonic::message(s).c_str());
+    std::exit(1);
 }
 
 }  // namespace cases
