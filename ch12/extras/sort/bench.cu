@@ -309,7 +309,7 @@ int main(int argc, char** argv) {
                 const bool is_bitonic = bitonic::design_by_name(name.c_str(), &design);
                 if (is_bitonic) {
                     req.design = design;
-                    sorter.reserve(req);
+                    cases::or_exit(sorter.reserve(req), cl.name());
                 }
                 uint32_t* result = (name == "cub_radix") ? d_out : d_work;
                 auto restore = [&] {
@@ -317,7 +317,7 @@ int main(int argc, char** argv) {
                     if (result == d_out) CUDA_CHECK(cudaMemsetAsync(d_out, 0xAB, n * 4, stream));  // no stale pass
                 };
                 auto run = [&] {
-                    if (is_bitonic) sorter.sort(req, d_work, nullptr, stream);
+                    if (is_bitonic) cases::or_exit(sorter.sort(req, d_work, nullptr, stream), cl.name());
                     else if (name == "cub_radix")
                         CUDA_CHECK(cub::DeviceRadixSort::SortKeys(d_cub_temp, cub_temp_bytes, d_work, d_out, (int)n, 0, 32, stream));
                     else thrust::sort(thrust::cuda::par_nosync(thrust_alloc).on(stream), d_work, d_work + n, KeyLess());
@@ -404,7 +404,7 @@ int main(int argc, char** argv) {
                         req.with_values = pairs;
                         req.count = count;
                         req.len = len;
-                        if (is_bitonic) sorter.reserve(req);
+                        if (is_bitonic) cases::or_exit(sorter.reserve(req), cl.name());
                         // CUB's temporary storage, once per method and shape, outside the timing.
                         size_t need = 0;
                         if (name == "cub_segmented_sort") {
@@ -429,7 +429,7 @@ int main(int argc, char** argv) {
                         auto run = [&] {
                             size_t bytes = temp_bytes;
                             if (is_bitonic) {
-                                sorter.sort(req, d_keys, pairs ? d_values : nullptr, stream);
+                                cases::or_exit(sorter.sort(req, d_keys, pairs ? d_values : nullptr, stream), cl.name());
                             } else if (name == "cub_segmented_sort") {
                                 if (pairs) CUDA_CHECK(cub::DeviceSegmentedSort::SortPairs(d_temp, bytes, d_keys, d_out_keys, d_values, d_out_values, (int64_t)total, (int64_t)count, d_offsets, d_offsets + 1, stream));
                                 else CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(d_temp, bytes, d_keys, d_out_keys, (int64_t)total, (int64_t)count, d_offsets, d_offsets + 1, stream));

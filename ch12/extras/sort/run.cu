@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
     r.order = (bitonic::Order)cl.choice("--order", orders, 0);
     const cases::Input input = (cases::Input)cl.choice("--input", cases::kInputNames, 0);
     const uint32_t seed = (uint32_t)cl.number("--seed", 0, 0xFFFFFFFFu, 1);
-    if (const char* problem = bitonic::check(r))
+    if (const char* problem = bitonic::check(r).ok() ? nullptr : bitonic::check(r).detail)
         cl.fail(std::string(cl.has("--n") ? "--n " : "--count, --len and --stride: ") + std::to_string(r.len) + " keys" +
                 (r.count > 1 ? " x " + std::to_string(r.count) + " arrays" : "") + ": " + problem);
 
@@ -69,7 +69,8 @@ int main(int argc, char** argv) {
 
     const size_t stride = r.stride ? r.stride : r.len;
     const size_t span = r.count == 0 ? 0 : (r.count - 1) * stride + r.len;  // keys the batch covers
-    const size_t scratch = bitonic::scratch_bytes(r);
+    size_t scratch = 0;
+    cases::or_exit(bitonic::scratch_bytes(r, &scratch), cl.name());
     size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     const double need = (double)(span + cases::kGuard) * 4.0 * (r.with_values ? 2 : 1) + (double)scratch;
@@ -92,13 +93,13 @@ int main(int argc, char** argv) {
         CUDA_CHECK(cudaMemcpy(d_values, values.data(), values.size() * sizeof(uint32_t), cudaMemcpyHostToDevice));
     }
     bitonic::Sorter sorter;
-    sorter.reserve(r);
+    cases::or_exit(sorter.reserve(r), cl.name());
 
     cudaEvent_t start, stop;
     CUDA_CHECK(cudaEventCreate(&start));
     CUDA_CHECK(cudaEventCreate(&stop));
     CUDA_CHECK(cudaEventRecord(start));
-    sorter.sort(r, d_keys, d_values);
+    cases::or_exit(sorter.sort(r, d_keys, d_values), cl.name());
     CUDA_CHECK(cudaEventRecord(stop));
     CUDA_CHECK(cudaEventSynchronize(stop));
     float ms = 0.0f;

@@ -56,7 +56,7 @@ static std::string run_case(const Case& c, bitonic::Sorter& sorter) {
         CUDA_CHECK(cudaMalloc(&d_values, values.size() * 4));
         CUDA_CHECK(cudaMemcpy(d_values, values.data(), values.size() * 4, cudaMemcpyHostToDevice));
     }
-    sorter.sort(r, d_keys, d_values);
+    cases::or_exit(sorter.sort(r, d_keys, d_values), "bitonic_sort_test");
     CUDA_CHECK(cudaDeviceSynchronize());
     std::vector<uint32_t> out_keys(keys.size()), out_values(values.size());
     CUDA_CHECK(cudaMemcpy(out_keys.data(), d_keys, keys.size() * 4, cudaMemcpyDeviceToHost));
