@@ -411,6 +411,12 @@ static void setup_machine(Machine& m, int P) {
 #endif
 }
 
+static std::string nccl_text(const Machine& m) {
+    const int v = m.nccl_version;  // 2.9 on: major * 10000 + minor * 100 + patch
+    if (!m.has_nccl) return "not used";
+    return std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100);
+}
+
 static void teardown_machine(Machine& m) {
     for (auto& g : m.gpus) {
         GPU_CHECK(cudaSetDevice(g->device));
@@ -965,7 +971,7 @@ static int run_bench(Machine& m, const Options& o, int P, const std::string& dev
     char date[32];
     const std::time_t now = std::time(nullptr);
     std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
-    std::fprintf(csv, "# %s; %s; %d GPUs; NCCL %d; %s\n", device_name.c_str(), date, P, m.nccl_version,
+    std::fprintf(csv, "# %s; %s; %d GPUs; NCCL %s; %s\n", device_name.c_str(), date, P, nccl_text(m).c_str(),
                  o.pairs ? "pairs" : "keys");
     std::fprintf(csv, "n,kind,method,gpus,blocks_per_gpu,block_keys,total_ms,sort_ms,exchange_ms,compare_split_ms,"
                       "merge_ms,exchange_bytes_per_gpu,exchange_gb_per_s,gkeys_per_s,speed_vs_cub,verified\n");
@@ -1109,10 +1115,7 @@ int main(int argc, char** argv) {
     CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
     std::string device_line = "device:   " + std::to_string(P) + " x " + prop.name;
     if (o.gpus == 0 && P < visible) device_line += " (" + std::to_string(P) + " of the " + std::to_string(visible) + " visible: a power of two)";
-    if (P > 1) {
-        const int v = m.nccl_version;
-        device_line += ", NCCL " + std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100);
-    }
+    if (P > 1) device_line += ", NCCL " + nccl_text(m);
     const int rc = o.bench ? run_bench(m, o, P, device_line, prop.name) : run_once(m, o, P, device_line);
     teardown_machine(m);
     return rc;
