@@ -169,7 +169,6 @@ constexpr int kSlots = 3;  // receive buffers of an exchange: chunk c lands in s
 
 struct Gpu {
     int device = 0;
-    int sms = 1;
     cudaStream_t compute = nullptr, comm = nullptr;
     cudaEvent_t arrived[kSlots] = {}, consumed[kSlots] = {};
     std::unique_ptr<bitonic::Sorter> sorter;
@@ -181,9 +180,12 @@ struct Gpu {
     uint64_t slot_len = 0;
 };
 
-static unsigned launch_blocks(const Gpu& g, uint64_t count) {
-    const uint64_t want = (count + 255) / 256, most = (uint64_t)g.sms * 8;
-    return (unsigned)std::max<uint64_t>(1, std::min(want, most));
+// Blocks of 256 threads, 8 keys a thread: many short blocks rather than a
+// few that loop, so that SMs come free all the time and NCCL's kernel (on the
+// higher-priority communication stream) gets them while a compare-split runs.
+static unsigned launch_blocks(uint64_t count) {
+    const uint64_t want = (count + 256 * 8 - 1) / (256 * 8);
+    return (unsigned)std::max<uint64_t>(1, std::min<uint64_t>(want, 0x7FFFFFFF));
 }
 
 // The time of each phase, on one GPU (milliseconds).
@@ -273,7 +275,7 @@ struct GpuSteps {
     void merge(uint64_t b, bool up) { library(b, up, merge_is_bitonic(spec), kMerge); }
     void compare_local(uint64_t lower, uint64_t upper, bool keep_min) {
         cudaEvent_t t = timer.start(g.compute);
-        compare_split_kernel<<<launch_blocks(g, spec.layout.sub), 256, 0, g.compute>>>(
+        compare_split_kernel<<<launch_blocks(spec.layout.sub), 256, 0, g.compute>>>(
             keys(lower), values(lower), keys(upper), values(upper), spec.layout.sub, keep_min, true);
         GPU_CHECK_LAUNCH();
         timer.stop(kCompareSplit, t, g.compute);
@@ -307,7 +309,7 @@ struct GpuSteps {
             // Chunk c is sent and received: keep this GPU's side of it, while chunk c + 1 travels.
             GPU_CHECK(cudaStreamWaitEvent(g.compute, g.arrived[slot], 0));
             cudaEvent_t k = timer.start(g.compute);
-            compare_split_kernel<<<launch_blocks(g, p.count), 256, 0, g.compute>>>(
+            compare_split_kernel<<<launch_blocks(p.count), 256, 0, g.compute>>>(
                 g.keys + p.offset, g.values ? g.values + p.offset : nullptr, in_keys, in_values, p.count, keep_min,
                 false);
             GPU_CHECK_LAUNCH();
@@ -372,9 +374,10 @@ static void setup_machine(Machine& m, int P) {
         auto g = std::make_unique<Gpu>();
         g->device = i;
         GPU_CHECK(cudaSetDevice(i));
-        GPU_CHECK(cudaDeviceGetAttribute(&g->sms, cudaDevAttrMultiProcessorCount, i));
-        GPU_CHECK(cudaStreamCreateWithFlags(&g->compute, cudaStreamNonBlocking));
-        GPU_CHECK(cudaStreamCreateWithFlags(&g->comm, cudaStreamNonBlocking));
+        int least = 0, greatest = 0;  // the communication stream goes first
+        GPU_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+        GPU_CHECK(cudaStreamCreateWithPriority(&g->compute, cudaStreamNonBlocking, least));
+        GPU_CHECK(cudaStreamCreateWithPriority(&g->comm, cudaStreamNonBlocking, greatest));
         for (int s = 0; s < kSlots; s++) {
             GPU_CHECK(cudaEventCreateWithFlags(&g->arrived[s], cudaEventDisableTiming));
             GPU_CHECK(cudaEventCreateWithFlags(&g->consumed[s], cudaEventDisableTiming));
@@ -499,7 +502,7 @@ struct InputSpec {
 static void fill(Machine& m, const SortSpec& spec, const InputSpec& in) {
     const uint64_t n = spec.layout.total(), per = spec.layout.per_gpu();
     on_each_gpu(m.gpus, spec.layout.gpus(), [&](Gpu& g, size_t i) {
-        fill_kernel<<<launch_blocks(g, per), 256, 0, g.compute>>>(g.keys, g.values, i * per, per, in.kind,
+        fill_kernel<<<launch_blocks(per), 256, 0, g.compute>>>(g.keys, g.values, i * per, per, in.kind,
                                                                  sorted_shift(n), in.seed);
         GPU_CHECK_LAUNCH();
         GPU_CHECK(cudaStreamSynchronize(g.compute));
@@ -724,7 +727,7 @@ static CubRun cub_reference(Machine& m, uint64_t n, bool pairs, const InputSpec&
     const uint32_t* result_keys = nullptr;
     const uint32_t* result_values = nullptr;
     for (int r = 0; r <= runs; r++) {  // run 0 warms up
-        fill_kernel<<<launch_blocks(g, n), 256, 0, g.compute>>>(k0, v0, 0, n, in.kind, sorted_shift(n), in.seed);
+        fill_kernel<<<launch_blocks(n), 256, 0, g.compute>>>(k0, v0, 0, n, in.kind, sorted_shift(n), in.seed);
         GPU_CHECK_LAUNCH();
         k = cub::DoubleBuffer<uint32_t>(k0, k1);
         v = cub::DoubleBuffer<uint32_t>(v0, v1);
