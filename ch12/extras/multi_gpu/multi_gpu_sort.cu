@@ -775,7 +775,13 @@ constexpr uint64_t kMaxKeys = uint64_t(1) << 36;
 static std::string layout_problem(uint64_t n, int log_gpus, uint64_t max_block) {
     Layout L;
     const char* problem = multi_gpu::choose_layout(n, log_gpus, max_block, kMaxLogSub, &L);
-    if (!problem) return "";
+    if (!problem) {
+        if (L.log_sub > 0 && L.sub % 4 != 0)  // block b starts at key b * S
+            return std::to_string(n) + " keys make blocks of " + std::to_string(L.sub) + " keys, " +
+                   std::to_string(1 << L.log_sub) + " on each GPU; with several on a GPU a block must be a multiple "
+                   "of 4 keys (the sort library wants 16-byte aligned arrays)";
+        return "";
+    }
     const uint64_t ranks = uint64_t(1) << L.log_ranks();
     if (L.log_sub > kMaxLogSub)
         return std::to_string(n) + " keys on " + std::to_string(1 << log_gpus) + " GPU(s) in blocks of at most " +
