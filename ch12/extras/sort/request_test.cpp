@@ -15,7 +15,10 @@
 // * the profiles, lowered(), the tuning policy; the key types' order maps;
 // * sort_cases.h's batches: a request check() accepts never crashes
 //   make_batch (a batch too large for this machine is refused with a reason),
-//   merges get bitonic arrays, and check_batch sees a wrong result.
+//   merges get bitonic arrays, and check_batch sees a wrong result;
+// * safe_output.h (the benchmark's CSV): a file is replaced only by
+//   commit(); a discarded, failed or exited run leaves it byte for byte and
+//   leaves no temporary file behind.
 // Ends with "N checks passed, M failed"; exit 1 when any failed.
 
 #include <algorithm>
@@ -24,7 +27,13 @@
 #include <string>
 #include <vector>
 
+#include <dirent.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "key_types.h"
+#include "safe_output.h"
 #include "sort_cases.h"
 #include "sort_request.h"
 #include "tuning.h"
@@ -383,6 +392,102 @@ static void test_batches() {
                                                    " arrays are bitonic (as a cycle) and hold the keys (and values) of the plain batch");
 }
 
+static std::string read_file(const std::string& path) {
+    std::string s;
+    if (FILE* f = std::fopen(path.c_str(), "rb")) {
+        char buf[256];
+        size_t n;
+        while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) s.append(buf, n);
+        std::fclose(f);
+    }
+    return s;
+}
+static void write_file(const std::string& path, const std::string& text) {
+    FILE* f = std::fopen(path.c_str(), "wb");
+    std::fwrite(text.data(), 1, text.size(), f);
+    std::fclose(f);
+}
+static int files_in(const std::string& dir) {
+    int n = 0;
+    if (DIR* d = opendir(dir.c_str())) {
+        while (dirent* e = readdir(d)) n += e->d_name[0] != '.';
+        closedir(d);
+    }
+    return n;
+}
+
+static void test_safe_output() {
+    char tmpl[] = "/tmp/bitonic_request_test.XXXXXX";
+    const char* made = mkdtemp(tmpl);
+    if (!made) {
+        expect(false, "a temporary folder for the output tests");
+        return;
+    }
+    const std::string dir = made, target = dir + "/bench.csv";
+    const std::string precious = "precious\n1,2,3\n";
+    write_file(target, precious);
+    chmod(target.c_str(), 0640);
+    expect(cases::SafeOutput::check(target).empty(), "check: an existing file in a writable folder");
+    expect(cases::SafeOutput::check(dir + "/new.csv").empty(), "check: a new file in a writable folder");
+    expect(cases::SafeOutput::check(dir + "/no/such/f.csv").find("does not exist") != std::string::npos,
+           "check: a folder that does not exist");
+    expect(cases::SafeOutput::check(dir).find("folder") != std::string::npos, "check: a folder is no file");
+    {
+        cases::SafeOutput out;
+        expect(out.open(target).empty(), "open an existing file");
+        std::fprintf(out.file(), "half a run\n");
+        expect(files_in(dir) == 2, "while open: the file and one temporary file");
+        out.discard();
+    }
+    expect(read_file(target) == precious && files_in(dir) == 1, "a discarded run leaves the file byte for byte, no temporary");
+    {
+        cases::SafeOutput out;
+        out.open(target);
+        std::fprintf(out.file(), "never committed\n");
+    }  // destroyed without commit()
+    expect(read_file(target) == precious && files_in(dir) == 1, "a run that never commits leaves the file as it was");
+    const pid_t child = fork();
+    if (child == 0) {  // a run that ends in exit(1) half way (CUDA_CHECK's path)
+        cases::SafeOutput out;
+        out.open(target);
+        std::fprintf(out.file(), "interrupted\n");
+        std::fflush(out.file());
+        std::exit(1);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    expect(read_file(target) == precious && files_in(dir) == 1, "a run that exits half way leaves the file, no temporary");
+    {
+        cases::SafeOutput out;
+        out.open(target);
+        std::fprintf(out.file(), "new results\n");
+        expect(out.commit().empty(), "commit");
+    }
+    struct stat st;
+    expect(read_file(target) == "new results\n" && files_in(dir) == 1 && stat(target.c_str(), &st) == 0 &&
+               (st.st_mode & 0777) == 0640,
+           "a committed run replaces the file, keeps its permissions, leaves no temporary");
+    const std::string link = dir + "/link.csv";
+    expect(symlink(target.c_str(), link.c_str()) == 0, "a symbolic link to the file");
+    {
+        cases::SafeOutput out;
+        out.open(link);
+        std::fprintf(out.file(), "through the link\n");
+        out.commit();
+    }
+    struct stat lst;
+    expect(lstat(link.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode) && read_file(target) == "through the link\n",
+           "a link is followed: the file it names is replaced, the link stays");
+    {
+        cases::SafeOutput out;
+        expect(out.open("/dev/null").empty() && out.commit().empty(), "/dev/null is written directly");
+    }
+    expect(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode), "/dev/null is still a device");
+    unlink(link.c_str());
+    unlink(target.c_str());
+    rmdir(dir.c_str());
+}
+
 int main() {
     test_size_t_edges();
     test_boundaries();
@@ -391,6 +496,7 @@ int main() {
     test_designs_and_keys();
     test_profiles();
     test_batches();
+    test_safe_output();
     std::printf("%d checks passed, %d failed\n", g_passed, g_failed);
     return g_failed == 0 ? 0 : 1;
 }
