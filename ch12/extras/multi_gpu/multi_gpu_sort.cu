@@ -44,13 +44,6 @@
 #include <thread>
 #include <vector>
 
-#if defined(_WIN32)
-#include <process.h>
-#define getpid _getpid
-#else
-#include <unistd.h>
-#endif
-
 #include <cub/device/device_radix_sort.cuh>
 #if CH12_HAVE_NCCL
 #include <nccl.h>
@@ -59,6 +52,7 @@
 #include "bitonic_sort.cuh"
 #include "cli.h"
 #include "cuda_check.h"
+#include "safe_output.h"  // the sort extra's: a CSV through a temporary file, renamed only on success
 #include "schedule.h"
 
 using multi_gpu::Layout;
@@ -67,9 +61,11 @@ using multi_gpu::Layout;
 // Errors. The GPUs are driven by one thread each; when one of them fails, its
 // partner may be waiting for it inside NCCL, and exit()'s clean-up could wait
 // forever too. So an error here prints the same line CUDA_CHECK does, and
-// ends the process at once (status 1).
+// ends the process at once (status 1), leaving no temporary file behind.
 // ================================================================================================
+static cases::SafeOutput* g_csv = nullptr;  // the benchmark's CSV, while it is being written
 [[noreturn]] static void die(const std::string& line) {
+    if (g_csv) g_csv->discard();  // _Exit runs no atexit clean-up: remove the temporary file here
     std::fflush(stdout);
     std::fprintf(stderr, "%s\n", line.c_str());
     std::fflush(stderr);
@@ -904,7 +900,7 @@ static const char* const kDetails =
     "                 counts (default 26-33)\n"
     "  --runs R       timed runs of each, after a warm-up; the median counts (3 .. 100, default 5)\n"
     "  --csv FILE     where the benchmark's CSV goes (default multi_gpu_bench.csv); written to a\n"
-    "                 temporary file first, and renamed to FILE only when every result checked\n"
+    "                 temporary file first, renamed over FILE only when every result checked\n"
     "  Environment: NCCL_NVLS_ENABLE must be unset (the program sets it to 0) or 0.\n";
 
 static void print_phases(const Phases& s, uint64_t P) {
@@ -973,10 +969,12 @@ static double median(std::vector<double> v) {
 }
 
 static int run_bench(Machine& m, const Options& o, int P, const std::string& device_line, const std::string& device_name) {
-    // The CSV goes to a temporary file beside FILE, renamed when all is done and correct.
-    const std::string tmp = o.csv + "." + std::to_string((long)getpid()) + ".tmp";
-    FILE* csv = std::fopen(tmp.c_str(), "wx");
-    if (!csv) die("bitonic_sort_multi_gpu: cannot write " + tmp + ": " + std::strerror(errno));
+    // The CSV goes to a temporary file beside FILE, renamed over it when all is done and correct.
+    cases::SafeOutput out;
+    const std::string cannot = out.open(o.csv);
+    if (!cannot.empty()) die("bitonic_sort_multi_gpu: --csv: " + cannot);
+    g_csv = &out;
+    FILE* csv = out.file();
     char date[32];
     const std::time_t now = std::time(nullptr);
     std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
@@ -1068,13 +1066,18 @@ static int run_bench(Machine& m, const Options& o, int P, const std::string& dev
         printf("\n");
         std::fflush(stdout);
     }
-    const bool written = std::fclose(csv) == 0;
-    if (all_ok && written && std::rename(tmp.c_str(), o.csv.c_str()) == 0) {
-        printf("CSV written to %s\n", o.csv.c_str());
+    g_csv = nullptr;
+    if (!all_ok) {
+        out.discard();
+        printf("CSV not written: some results were wrong (%s left as it was)\n", o.csv.c_str());
     } else {
-        std::remove(tmp.c_str());
-        printf("CSV not written (%s)\n", !all_ok ? "some results were wrong" : std::strerror(errno));
-        all_ok = false;
+        const std::string problem = out.commit();
+        if (problem.empty()) {
+            printf("CSV written to %s\n", o.csv.c_str());
+        } else {
+            printf("CSV not written: %s\n", problem.c_str());
+            all_ok = false;
+        }
     }
     printf("every result checked on the CPU: %s\n", all_ok ? "all correct" : "SOME WRONG");
     return all_ok ? 0 : 1;
@@ -1084,12 +1087,9 @@ int main(int argc, char** argv) {
     ch12::CommandLine cl(argc, argv, kUsage, kDetails);
     Options o = parse(cl);
     keep_nvls_off(cl);
-    if (o.bench) {  // can the CSV be written there? (the real one is made after the GPU check)
-        const std::string probe = o.csv + "." + std::to_string((long)getpid()) + ".tmp";
-        FILE* f = std::fopen(probe.c_str(), "wx");
-        if (!f) cl.fail("--csv: cannot write " + o.csv + ": " + std::strerror(errno));
-        std::fclose(f);
-        std::remove(probe.c_str());
+    if (o.bench) {  // can the CSV be written there? (its temporary file is made after the GPU check)
+        const std::string problem = cases::SafeOutput::check(o.csv);
+        if (!problem.empty()) cl.fail("--csv: cannot write " + o.csv + ": " + problem);
     }
 
     // ---- the GPUs: none usable, or fewer than asked: exit 77
