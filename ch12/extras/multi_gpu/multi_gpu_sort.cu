@@ -693,12 +693,22 @@ static CubRun cub_reference(Machine& m, uint64_t n, bool pairs, const InputSpec&
     CubRun out;
     Gpu& g = *m.gpus[0];
     GPU_CHECK(cudaSetDevice(g.device));
-    // num_items as a 64-bit integer: CUB (3.x, CUDA 13) then counts with 64-bit offsets, past 2^32.
-    const uint64_t items = n;
+    // CUB 3.x (CUDA 13) takes num_items of any integer type and counts with
+    // 32-bit offsets for a type of 4 bytes, 64-bit ones for a wider one: a
+    // uint32_t below 2^32 keys (its fastest), a uint64_t from 2^32 on.
     cub::DoubleBuffer<uint32_t> k(nullptr, nullptr), v(nullptr, nullptr);
+    auto radix_sort = [&](void* temp, size_t& bytes) {
+        if (n < (uint64_t(1) << 32)) {
+            const uint32_t items = (uint32_t)n;
+            return pairs ? cub::DeviceRadixSort::SortPairs(temp, bytes, k, v, items, 0, 32, g.compute)
+                         : cub::DeviceRadixSort::SortKeys(temp, bytes, k, items, 0, 32, g.compute);
+        }
+        const uint64_t items = n;
+        return pairs ? cub::DeviceRadixSort::SortPairs(temp, bytes, k, v, items, 0, 32, g.compute)
+                     : cub::DeviceRadixSort::SortKeys(temp, bytes, k, items, 0, 32, g.compute);
+    };
     size_t temp_bytes = 0;
-    if (pairs) GPU_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, k, v, items, 0, 32, g.compute));
-    else GPU_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, k, items, 0, 32, g.compute));
+    GPU_CHECK(radix_sort(nullptr, temp_bytes));
     size_t free_bytes = 0, total_bytes = 0;
     GPU_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     const double need = (double)n * 4 * 2 * (pairs ? 2 : 1) + (double)temp_bytes;
@@ -729,8 +739,7 @@ static CubRun cub_reference(Machine& m, uint64_t n, bool pairs, const InputSpec&
         v = cub::DoubleBuffer<uint32_t>(v0, v1);
         size_t bytes = temp_bytes;
         GPU_CHECK(cudaEventRecord(start, g.compute));
-        if (pairs) GPU_CHECK(cub::DeviceRadixSort::SortPairs(temp, bytes, k, v, items, 0, 32, g.compute));
-        else GPU_CHECK(cub::DeviceRadixSort::SortKeys(temp, bytes, k, items, 0, 32, g.compute));
+        GPU_CHECK(radix_sort(temp, bytes));
         GPU_CHECK(cudaEventRecord(stop, g.compute));
         GPU_CHECK(cudaEventSynchronize(stop));
         float ms = 0;
