@@ -13,7 +13,11 @@
 #   4. the benchmark: n = 2^26 .. 2^33, 1 GPU against 2 GPUs against CUB;
 #   5. the plot, with the NVLink bandwidth nvidia-smi reports.
 #
-# Files in $OUT (8): gpu_run.log (what ran, how long, the verdict), build.log,
+# Or some of the steps: gpu_run.sh build test   (build, test, big, bench, plot;
+# default all; later steps reuse build-multi-gpu/). SKIP_SANITIZE=1 leaves the
+# compute-sanitizer tests out of `test`.
+#
+# Files in $OUT (8 at most): gpu_run.log (what ran, how long, the verdict), build.log,
 # ctest.log, machine.txt (nvidia-smi, NVLink, NCCL), big_sort.txt, bench.txt,
 # multi_gpu_bench.csv and multi_gpu_bench.png.
 # NCCL's NVLink multicast stays off: NCCL_NVLS_ENABLE=0.
@@ -27,6 +31,11 @@ BUILD=build-multi-gpu
 LOG="$OUT/gpu_run.log"
 : > "$LOG"
 status=0
+steps=" ${*:-build test big bench plot} "
+want() { [[ "$steps" == *" $1 "* ]]; }
+for s in $steps; do
+  case $s in build|test|big|bench|plot) ;; *) echo "gpu_run.sh: no step '$s' (build, test, big, bench, plot)" >&2; exit 2 ;; esac
+done
 say() { echo "$*" | tee -a "$LOG"; }
 step() {  # step NAME COMMAND...: runs it, logs its time and exit status
   local name=$1; shift
@@ -57,28 +66,41 @@ build() {
   cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90-real}" &&
     cmake --build "$BUILD" -j "$(nproc)" --target bitonic_sort_multi_gpu multi_gpu_schedule_test
 }
-if ! step build build > "$OUT/build.log" 2>&1; then
-  tail -n 40 "$OUT/build.log" | tee -a "$LOG"
-  say "gpu_run: FAILED (build)"
+if want build; then
+  if ! step build build > "$OUT/build.log" 2>&1; then
+    tail -n 40 "$OUT/build.log" | tee -a "$LOG"
+    say "gpu_run: FAILED (build)"
+    exit 1
+  fi
+  grep -m1 "Multi-GPU extra:" "$OUT/build.log" | tee -a "$LOG"
+elif [ ! -x "$BUILD/bitonic_sort_multi_gpu" ]; then
+  say "gpu_run: FAILED ($BUILD/bitonic_sort_multi_gpu is not built: run the build step first)"
   exit 1
 fi
-grep -m1 "Multi-GPU extra:" "$OUT/build.log" | tee -a "$LOG"
 
 # ---- 2. the tests
-step ctest ctest --test-dir "$BUILD" -L nccl -j 4 --output-on-failure --timeout 600 > "$OUT/ctest.log" 2>&1 || status=1
-grep -E "tests passed|tests failed|Skipped|\(Failed\)|\(Timeout\)" "$OUT/ctest.log" | tee -a "$LOG"
+if want test; then
+  exclude=()
+  [ "${SKIP_SANITIZE:-0}" = 1 ] && exclude=(-LE sanitize)
+  step ctest ctest --test-dir "$BUILD" -L nccl ${exclude[@]+"${exclude[@]}"} -j 4 --output-on-failure > "$OUT/ctest.log" 2>&1 || status=1
+  sed -n '/% tests passed/,$p' "$OUT/ctest.log" | grep -vE 'sec\*proc|^Label|^$|Total Test time' | tee -a "$LOG"
+fi
 
 # ---- 3. 2^35 keys (128 GiB) on two GPUs
-step big_sort "$BUILD/bitonic_sort_multi_gpu" --gpus 2 --n 2^35 > "$OUT/big_sort.txt" 2>&1 || status=1
-grep -E "^(layout|time|check|verdict)" "$OUT/big_sort.txt" | tee -a "$LOG"
+if want big; then
+  step big_sort "$BUILD/bitonic_sort_multi_gpu" --gpus 2 --n 2^35 > "$OUT/big_sort.txt" 2>&1 || status=1
+  grep -E "^(layout|time|check|verdict)|skipped" "$OUT/big_sort.txt" | tee -a "$LOG"
+fi
 
 # ---- 4. the benchmark
-step bench "$BUILD/bitonic_sort_multi_gpu" --bench --gpus 2 --sizes 26-33 --runs 3 \
-  --csv "$OUT/multi_gpu_bench.csv" > "$OUT/bench.txt" 2>&1 || status=1
-grep -E "^(CSV|every result)" "$OUT/bench.txt" | tee -a "$LOG"
+if want bench; then
+  step bench "$BUILD/bitonic_sort_multi_gpu" --bench --gpus 2 --sizes 26-33 --runs 3 \
+    --csv "$OUT/multi_gpu_bench.csv" > "$OUT/bench.txt" 2>&1 || status=1
+  grep -E "^(CSV|every result)" "$OUT/bench.txt" | tee -a "$LOG"
+fi
 
 # ---- 5. the plot
-if [ -f "$OUT/multi_gpu_bench.csv" ]; then
+if want plot && [ -f "$OUT/multi_gpu_bench.csv" ]; then
   step plot python3 ch12/extras/multi_gpu/plot_bench.py "$OUT/multi_gpu_bench.csv" "$OUT/multi_gpu_bench.png" \
     ${LINK_GBPS:+--link-gbps "$LINK_GBPS"} >> "$LOG" 2>&1 || status=1
 fi
