@@ -24,18 +24,18 @@
 # Exit status 0 when every step passed.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
-OUT=${OUT:-$PWD/multi_gpu_out}
+steps=" ${*:-build test big bench plot} "
+want() { [[ "$steps" == *" $1 "* ]]; }
+for s in $steps; do
+  case $s in build|test|big|bench|plot) ;; *) echo "gpu_run.sh: no step '$s' (build, test, big, bench, plot)" >&2; exit 2 ;; esac
+done
+OUT=${OUT:-$PWD/build-multi-gpu-out}
 mkdir -p "$OUT"
 export NCCL_NVLS_ENABLE=0
 BUILD=build-multi-gpu
 LOG="$OUT/gpu_run.log"
 : > "$LOG"
 status=0
-steps=" ${*:-build test big bench plot} "
-want() { [[ "$steps" == *" $1 "* ]]; }
-for s in $steps; do
-  case $s in build|test|big|bench|plot) ;; *) echo "gpu_run.sh: no step '$s' (build, test, big, bench, plot)" >&2; exit 2 ;; esac
-done
 say() { echo "$*" | tee -a "$LOG"; }
 step() {  # step NAME COMMAND...: runs it, logs its time and exit status
   local name=$1; shift
