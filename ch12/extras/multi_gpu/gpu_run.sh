@@ -21,7 +21,9 @@
 # ctest.log, machine.txt (nvidia-smi, NVLink, NCCL), big_sort.txt, bench.txt,
 # multi_gpu_bench.csv and multi_gpu_bench.png.
 # NCCL's NVLink multicast stays off: NCCL_NVLS_ENABLE=0.
-# Exit status 0 when every step passed.
+# A hung run is stopped (timeout: 240 s for the 2^35 sort, 480 s for the
+# benchmark; ctest's own per-test limits for the tests). Exit status 0 when
+# every step passed.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 steps=" ${*:-build test big bench plot} "
@@ -88,13 +90,13 @@ fi
 
 # ---- 3. 2^35 keys (128 GiB) on two GPUs
 if want big; then
-  step big_sort "$BUILD/bitonic_sort_multi_gpu" --gpus 2 --n 2^35 > "$OUT/big_sort.txt" 2>&1 || status=1
+  step big_sort timeout 240 "$BUILD/bitonic_sort_multi_gpu" --gpus 2 --n 2^35 > "$OUT/big_sort.txt" 2>&1 || status=1
   grep -E "^(layout|time|check|verdict)|skipped" "$OUT/big_sort.txt" | tee -a "$LOG"
 fi
 
 # ---- 4. the benchmark
 if want bench; then
-  step bench "$BUILD/bitonic_sort_multi_gpu" --bench --gpus 2 --sizes 26-33 --runs 3 \
+  step bench timeout 480 "$BUILD/bitonic_sort_multi_gpu" --bench --gpus 2 --sizes 26-33 --runs 3 \
     --csv "$OUT/multi_gpu_bench.csv" > "$OUT/bench.txt" 2>&1 || status=1
   grep -E "^(CSV|every result)" "$OUT/bench.txt" | tee -a "$LOG"
 fi
