@@ -26,6 +26,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <string>
@@ -41,9 +42,17 @@
 #include "cli.h"
 #include "cuda_check.h"
 #include "device_buffer.h"
-#include "program_status.h"
 #include "safe_output.h"
 #include "sort_cases.h"
+
+// A library call that failed: its message on stderr, exit 1 (the library
+// itself never ends the process; its programs turn statuses into exit codes).
+static void or_exit(const bitonic::Status& s, const char* program) {
+    if (s.ok()) return;
+    std::fflush(stdout);
+    std::fprintf(stderr, "%s: %s\n", program, bitonic::message(s).c_str());
+    std::exit(1);
+}
 
 using ch12::DeviceBuffer;
 
@@ -142,7 +151,7 @@ static bitonic::Request request_of(const Method& m, const Job& j) {
     return r;
 }
 static void run_bitonic(Context& c, const Method& m, const Job& j, cudaStream_t s) {
-    cases::or_exit(c.sorter.sort(request_of(m, j), j.keys, j.pairs ? j.values : nullptr, s), c.program);
+    or_exit(c.sorter.sort(request_of(m, j), j.keys, j.pairs ? j.values : nullptr, s), c.program);
 }
 static void run_cub(Context& c, const Method& m, const Job& j, cudaStream_t s) {
     size_t bytes = c.temp.size();
@@ -212,7 +221,7 @@ static Timing time_gpu(Context& c, const Method& m, const Job& j, cudaStream_t s
         CUDA_CHECK(m.cub(nullptr, need, j, stream));
         if (need > c.temp.size()) c.temp = DeviceBuffer<char>(need);
     }
-    if (m.design >= 0) cases::or_exit(c.sorter.reserve(request_of(m, j)), c.program);
+    if (m.design >= 0) or_exit(c.sorter.reserve(request_of(m, j)), c.program);
     cudaEvent_t start, stop;
     CUDA_CHECK(cudaEventCreate(&start));
     CUDA_CHECK(cudaEventCreate(&stop));
@@ -448,14 +457,10 @@ static bool batched_section(const std::vector<Method>& table, const Options& o, 
 
 int main(int argc, char** argv) {
     const std::vector<Method> table = methods();
-    std::string names, profiles;
+    std::string names;
     for (const Method& m : table) names += (names.empty() ? "" : ", ") + std::string(m.name);
-    std::vector<const char*> profile_names;
-    for (const bitonic::Profile* p = bitonic::kProfiles; p->name; ++p) {
-        profiles += (profiles.empty() ? "" : ", ") + std::string(p->name);
-        profile_names.push_back(p->name);
-    }
-    profile_names.push_back(nullptr);
+    const std::vector<const char*> profile_names = cases::profile_names();
+    const std::string profiles = cases::profile_list();
     const std::string details =
         "  --sizes LIST   single arrays: exponents A-B (2^A .. 2^B), or a comma list of exponents\n"
         "                 (<= 31) and key counts (> 31); default 10-26\n"

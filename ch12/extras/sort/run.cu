@@ -12,6 +12,7 @@
 // a smaller GPU (tuning.h).
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -20,17 +21,20 @@
 #include "cli.h"
 #include "cuda_check.h"
 #include "device_buffer.h"
-#include "program_status.h"
 #include "sort_cases.h"
 
+// A library call that failed: its message on stderr, exit 1 (the library
+// itself never ends the process; its programs turn statuses into exit codes).
+static void or_exit(const bitonic::Status& s, const char* program) {
+    if (s.ok()) return;
+    std::fflush(stdout);
+    std::fprintf(stderr, "%s: %s\n", program, bitonic::message(s).c_str());
+    std::exit(1);
+}
+
 int main(int argc, char** argv) {
-    std::string profiles;
-    std::vector<const char*> profile_names;
-    for (const bitonic::Profile* p = bitonic::kProfiles; p->name; ++p) {
-        profiles += (profiles.empty() ? "" : ", ") + std::string(p->name);
-        profile_names.push_back(p->name);
-    }
-    profile_names.push_back(nullptr);
+    const std::vector<const char*> profile_names = cases::profile_names();
+    const std::string profiles = cases::profile_list();
     ch12::CommandLine cl(argc, argv,
         "(--n N | --count C --len L [--stride S]) [--design NAME] [--keys TYPE] [--pairs]\n"
         "       [--order ascending|descending] [--input KIND] [--seed S] [--merge] [--profile NAME]",
@@ -82,9 +86,9 @@ int main(int argc, char** argv) {
 
     const char* me = cl.name();
     bitonic::Limits limits;
-    cases::or_exit(bitonic::device_limits(&limits, profile), me);
+    or_exit(bitonic::device_limits(&limits, profile), me);
     size_t scratch = 0;
-    cases::or_exit(bitonic::scratch_bytes(r, &scratch, profile), me);
+    or_exit(bitonic::scratch_bytes(r, &scratch, profile), me);
     const size_t stride = r.stride ? r.stride : r.len;
     const size_t span = r.count == 0 ? 0 : (r.count - 1) * stride + r.len;  // keys the batch covers (check(): <= 2^40)
     size_t free_bytes = 0, total_bytes = 0;
@@ -110,13 +114,13 @@ int main(int argc, char** argv) {
     d_keys.upload(batch.keys);
     d_values.upload(batch.values);
     bitonic::Sorter sorter(profile);
-    cases::or_exit(sorter.reserve(r), me);
+    or_exit(sorter.reserve(r), me);
 
     cudaEvent_t start, stop;
     CUDA_CHECK(cudaEventCreate(&start));
     CUDA_CHECK(cudaEventCreate(&stop));
     CUDA_CHECK(cudaEventRecord(start));
-    cases::or_exit(sorter.sort(r, d_keys.get(), r.with_values ? d_values.get() : nullptr), me);
+    or_exit(sorter.sort(r, d_keys.get(), r.with_values ? d_values.get() : nullptr), me);
     CUDA_CHECK(cudaEventRecord(stop));
     CUDA_CHECK(cudaEventSynchronize(stop));
     float ms = 0.0f;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "sort_request.h"
+#include "tuning.h"
 
 namespace cases {
 
@@ -224,6 +225,20 @@ inline Verdict check_batch(const bitonic::Request& r, const Batch& in, const std
         }
     }
     return v;
+}
+
+// The profiles' names (tuning.h), null-terminated as ch12::CommandLine::choice()
+// takes them, and as a comma list for a usage text.
+inline std::vector<const char*> profile_names() {
+    std::vector<const char*> names;
+    for (const bitonic::Profile* p = bitonic::kProfiles; p->name; ++p) names.push_back(p->name);
+    names.push_back(nullptr);
+    return names;
+}
+inline std::string profile_list() {
+    std::string list;
+    for (const bitonic::Profile* p = bitonic::kProfiles; p->name; ++p) list += (list.empty() ? "" : ", ") + std::string(p->name);
+    return list;
 }
 
 }  // namespace cases

@@ -29,6 +29,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -37,8 +38,16 @@
 #include "cli.h"
 #include "cuda_check.h"
 #include "device_buffer.h"
-#include "program_status.h"
 #include "sort_cases.h"
+
+// A library call that failed: its message on stderr, exit 1 (the library
+// itself never ends the process; its programs turn statuses into exit codes).
+static void or_exit(const bitonic::Status& s, const char* program) {
+    if (s.ok()) return;
+    std::fflush(stdout);
+    std::fprintf(stderr, "%s: %s\n", program, bitonic::message(s).c_str());
+    std::exit(1);
+}
 
 static const char* g_name = "bitonic_sort_test";
 
@@ -276,13 +285,8 @@ static void error_paths(const bitonic::Profile* profile, bool quick, int* passed
 }
 
 int main(int argc, char** argv) {
-    std::string profiles;
-    std::vector<const char*> profile_names;
-    for (const bitonic::Profile* p = bitonic::kProfiles; p->name; ++p) {
-        profiles += (profiles.empty() ? "" : ", ") + std::string(p->name);
-        profile_names.push_back(p->name);
-    }
-    profile_names.push_back(nullptr);
+    const std::vector<const char*> profile_names = cases::profile_names();
+    const std::string profiles = cases::profile_list();
     ch12::CommandLine cl(argc, argv, "[--design NAME] [--quick | --long] [--profile NAME]",
                          "  --design NAME  only this design (chapter, workgroup or fast; default: all three)\n"
                          "  --quick        a few small cases per design (for compute-sanitizer)\n"
@@ -305,7 +309,7 @@ int main(int argc, char** argv) {
     ch12::require_cuda_device(cl.name());
 
     bitonic::Limits limits;
-    cases::or_exit(bitonic::device_limits(&limits, profile), g_name);
+    or_exit(bitonic::device_limits(&limits, profile), g_name);
     cudaDeviceProp prop;
     int device = 0;
     CUDA_CHECK(cudaGetDevice(&device));
