@@ -129,31 +129,37 @@ static int sorted_shift(uint64_t n) {
 // The two kernels of this program (the sorting itself is the library's).
 // ================================================================================================
 // This GPU's part of the input: keys [first, first + count), values = index.
+// flip_block S > 0 (the sort's pairs): the values of an odd block r = index / S,
+// which the first sort puts in descending order, stored complemented (schedule.h).
 __global__ void fill_kernel(uint32_t* keys, uint32_t* values, uint64_t first, uint64_t count, Input kind, int shift,
-                            uint32_t seed) {
+                            uint32_t seed, uint64_t flip_block) {
     for (uint64_t x = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; x < count; x += (uint64_t)gridDim.x * blockDim.x) {
-        keys[x] = input_key(kind, first + x, shift, seed);
-        if (values) values[x] = (uint32_t)(first + x);
+        const uint64_t i = first + x;
+        keys[x] = input_key(kind, i, shift, seed);
+        if (values)
+            values[x] = (uint32_t)i ^ (flip_block && multi_gpu::values_flipped(i / flip_block, 0) ? ~0u : 0u);
     }
 }
 
-// The compare-split, position by position: a[x] takes b[x] when b[x] is on
-// its side (smaller when keep_min, larger otherwise), with its value. With
-// write_b (two blocks of the same GPU), b[x] takes a[x] in turn: a swap.
-// Without (b is the partner GPU's chunk, just received), b is only read: the
-// partner does the mirror image of this on its own copy.
+// The compare-split, position by position (schedule.h's split_position):
+// a[x] takes b[x] when b[x] is on its side (smaller when keep_min, larger
+// otherwise, by key and then value), with its value. With write_b (two blocks
+// of the same GPU), b[x] takes a[x] in turn: a swap. Without (b is the
+// partner GPU's chunk, just received), b is only read: the partner does the
+// mirror image of this on its own copy. Values are rewritten when they move
+// or change between plain and complemented; keys only when they move.
 __global__ void compare_split_kernel(uint32_t* a_keys, uint32_t* a_values, uint32_t* b_keys, uint32_t* b_values,
-                                     uint64_t count, bool keep_min, bool write_b) {
+                                     uint64_t count, multi_gpu::Split split, bool write_b) {
+    const bool pairs = a_values != nullptr;
     for (uint64_t x = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; x < count; x += (uint64_t)gridDim.x * blockDim.x) {
-        const uint32_t mine = a_keys[x], theirs = b_keys[x];
-        if (multi_gpu::takes_partner(mine, theirs, keep_min)) {
-            a_keys[x] = theirs;
-            if (write_b) b_keys[x] = mine;
-            if (a_values) {
-                const uint32_t v = a_values[x];
-                a_values[x] = b_values[x];
-                if (write_b) b_values[x] = v;
-            }
+        const multi_gpu::Pair a{a_keys[x], pairs ? a_values[x] : 0u}, b{b_keys[x], pairs ? b_values[x] : 0u};
+        const multi_gpu::Pair a2 = multi_gpu::split_position(a, b, pairs, split);
+        if (a2.key != a.key) a_keys[x] = a2.key;
+        if (pairs && a2.value != a.value) a_values[x] = a2.value;
+        if (write_b) {
+            const multi_gpu::Pair b2 = multi_gpu::split_position(b, a, pairs, split.mirrored());
+            if (b2.key != b.key) b_keys[x] = b2.key;
+            if (pairs && b2.value != b.value) b_values[x] = b2.value;
         }
     }
 }
@@ -240,15 +246,6 @@ static bitonic::Request block_request(const SortSpec& spec, bool ascending, bool
     r.bitonic_input = bitonic_input;
     return r;
 }
-// The library merges a bitonic block of any length for keys. For pairs it
-// needs the block bitonic in its (key, value) order, but a compare-split by
-// key leaves it bitonic by key only: that is enough for the network itself
-// (the 0-1 principle, key by key), but not for the library's padding of a
-// block shorter than a power of two. So a pairs block of such a length is
-// merged by a sort (the same result, more work); see README.md.
-static bool merge_is_bitonic(const SortSpec& spec) {
-    return !spec.pairs || multi_gpu::is_power_of_two(spec.layout.sub);
-}
 
 // ================================================================================================
 // The executor of schedule.h's run_step() on one GPU (the CPU test has its twin).
@@ -268,15 +265,15 @@ struct GpuSteps {
         timer.stop(phase, t, g.compute);
     }
     void sort(uint64_t b, bool up) { library(b, up, false, kSort); }
-    void merge(uint64_t b, bool up) { library(b, up, merge_is_bitonic(spec), kMerge); }
-    void compare_local(uint64_t lower, uint64_t upper, bool keep_min) {
+    void merge(uint64_t b, bool up) { library(b, up, true, kMerge); }
+    void compare_local(uint64_t lower, uint64_t upper, const multi_gpu::Split& split) {
         cudaEvent_t t = timer.start(g.compute);
         compare_split_kernel<<<launch_blocks(spec.layout.sub), 256, 0, g.compute>>>(
-            keys(lower), values(lower), keys(upper), values(upper), spec.layout.sub, keep_min, true);
+            keys(lower), values(lower), keys(upper), values(upper), spec.layout.sub, split, true);
         GPU_CHECK_LAUNCH();
         timer.stop(kCompareSplit, t, g.compute);
     }
-    void exchange(uint64_t peer, bool keep_min) {
+    void exchange(uint64_t peer, const multi_gpu::Split& split) {
 #if CH12_HAVE_NCCL
         // The comm stream starts once this GPU's array is final.
         cudaEvent_t ready;
@@ -306,8 +303,7 @@ struct GpuSteps {
             GPU_CHECK(cudaStreamWaitEvent(g.compute, g.arrived[slot], 0));
             cudaEvent_t k = timer.start(g.compute);
             compare_split_kernel<<<launch_blocks(p.count), 256, 0, g.compute>>>(
-                g.keys + p.offset, g.values ? g.values + p.offset : nullptr, in_keys, in_values, p.count, keep_min,
-                false);
+                g.keys + p.offset, g.values ? g.values + p.offset : nullptr, in_keys, in_values, p.count, split, false);
             GPU_CHECK_LAUNCH();
             timer.stop(kCompareSplit, k, g.compute);
             GPU_CHECK(cudaEventRecord(g.consumed[slot], g.compute));
@@ -316,7 +312,7 @@ struct GpuSteps {
         *exchange_bytes += spec.layout.per_gpu() * sizeof(uint32_t) * (g.values ? 2 : 1);
 #else
         (void)peer;
-        (void)keep_min;
+        (void)split;
         die("an exchange between GPUs needs NCCL, which this build does not have");
 #endif
     }
@@ -451,7 +447,7 @@ static std::string allocate(Machine& m, const SortSpec& spec) {
         GPU_CHECK(cudaSetDevice(g.device));
         size_t scratch = 0, s1 = 0, s2 = 0;
         check_library(bitonic::scratch_bytes(block_request(spec, true, false), &s1), "scratch_bytes");
-        check_library(bitonic::scratch_bytes(block_request(spec, true, merge_is_bitonic(spec)), &s2), "scratch_bytes");
+        check_library(bitonic::scratch_bytes(block_request(spec, true, true), &s2), "scratch_bytes");
         scratch = std::max(s1, s2);
         size_t free_bytes = 0, total_bytes = 0;
         GPU_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -472,7 +468,7 @@ static std::string allocate(Machine& m, const SortSpec& spec) {
         }
         // The library's scratch, now, outside the timed region.
         check_library(g.sorter->reserve(block_request(spec, true, false)), "Sorter::reserve");
-        check_library(g.sorter->reserve(block_request(spec, true, merge_is_bitonic(spec))), "Sorter::reserve");
+        check_library(g.sorter->reserve(block_request(spec, true, true)), "Sorter::reserve");
     }
     return "";
 }
@@ -499,7 +495,7 @@ static void fill(Machine& m, const SortSpec& spec, const InputSpec& in) {
     const uint64_t n = spec.layout.total(), per = spec.layout.per_gpu();
     on_each_gpu(m.gpus, spec.layout.gpus(), [&](Gpu& g, size_t i) {
         fill_kernel<<<launch_blocks(per), 256, 0, g.compute>>>(g.keys, g.values, i * per, per, in.kind,
-                                                                 sorted_shift(n), in.seed);
+                                                                 sorted_shift(n), in.seed, spec.layout.sub);
         GPU_CHECK_LAUNCH();
         GPU_CHECK(cudaStreamSynchronize(g.compute));
     });
@@ -733,7 +729,7 @@ static CubRun cub_reference(Machine& m, uint64_t n, bool pairs, const InputSpec&
     const uint32_t* result_keys = nullptr;
     const uint32_t* result_values = nullptr;
     for (int r = 0; r <= runs; r++) {  // run 0 warms up
-        fill_kernel<<<launch_blocks(n), 256, 0, g.compute>>>(k0, v0, 0, n, in.kind, sorted_shift(n), in.seed);
+        fill_kernel<<<launch_blocks(n), 256, 0, g.compute>>>(k0, v0, 0, n, in.kind, sorted_shift(n), in.seed, 0);
         GPU_CHECK_LAUNCH();
         k = cub::DoubleBuffer<uint32_t>(k0, k1);
         v = cub::DoubleBuffer<uint32_t>(v0, v1);
@@ -960,8 +956,6 @@ static int run_once(Machine& m, const Options& o, int P, const std::string& devi
     printf("steps:    1 sort and %d merge%s of each block; %d compare-split%s across GPUs (NCCL), %d in device memory\n",
            L.log_ranks(), L.log_ranks() == 1 ? "" : "s", multi_gpu::cross_gpu_steps(L.log_gpus),
            multi_gpu::cross_gpu_steps(L.log_gpus) == 1 ? "" : "s", multi_gpu::in_memory_steps(L));
-    if (!merge_is_bitonic(spec)) printf("merges:   pairs in blocks of %llu keys (not a power of two): each merge is a sort\n",
-                                        (unsigned long long)L.sub);
     printf("time:     %.3f ms (GPU events, the slowest GPU; one run, first launches included; --bench gives medians)\n",
            s.total);
     print_phases(s, (uint64_t)P);

@@ -13,6 +13,7 @@ status of the rest of the companion).
 """
 import csv
 import math
+import os
 import sys
 
 
@@ -114,7 +115,15 @@ def main(argv):
             a.legend(fontsize=7)
     fig.suptitle("bitonic sort across GPUs -- " + title)
     fig.tight_layout()
-    fig.savefig(args[1], dpi=120)
+    tmp = args[1] + ".tmp"  # renamed over OUT.png only once it is whole
+    try:
+        fig.savefig(tmp, dpi=120, format="png")
+        os.replace(tmp, args[1])
+    except OSError as e:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        print("plot_bench.py: cannot write %s: %s" % (args[1], e), file=sys.stderr)
+        return 1
     print("wrote %s" % args[1])
     return 0
 

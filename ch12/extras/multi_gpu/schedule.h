@@ -16,6 +16,7 @@
 //       compare-split r with r XOR 2^t: position l against position l, and
 //       each keeps one side of every pair -- the smaller where it is the
 //       lower of the two in an ascending stage, the larger otherwise
+//       (one pass over the block: the network's own compare-exchange)
 //     merge         each block on its own: the distances S/2 .. 1 of stage
 //                   k, which sort a bitonic block (ascending when bit s of r
 //                   is 0)
@@ -104,21 +105,71 @@ inline uint64_t partner(uint64_t rank, int bit) { return rank ^ (uint64_t(1) << 
 // rank of the two does in an ascending stage, the upper one in a descending one.
 inline bool keeps_min(uint64_t rank, int stage, int bit) { return (((rank >> bit) & 1) == 0) == ascending(rank, stage); }
 
+// ---- pairs: one order for the whole network ------------------------------------------------
+// The sort library orders (key, value) pairs by key, then value: ascending is
+// (key, value) ascending, but descending is key descending, then value
+// ASCENDING (it complements the key's order bits, not the value). That is
+// not the reverse of ascending, and the network needs it to be: a block
+// sorted up next to one sorted down must make one bitonic sequence of
+// (key, value)s, or the library's merge of a block whose length is not a
+// power of two (padded with copies of its last pair, which it finds again by
+// a binary search) can keep a copy and drop a real pair.
+// So a block whose direction is descending holds its values complemented
+// (~v): the library's descending order on (key, ~v) is (key, v) descending,
+// exactly. The input is written so, and each compare-split reads both sides'
+// values as they are stored and writes them as the stage it ends in wants.
+// At the last stage every block is ascending: the values are plain again.
+// Keys alone need none of this (their descending order is the reverse).
+MULTI_GPU_HD inline bool values_flipped(uint64_t rank, int stage) { return !ascending(rank, stage); }
+
+// The network's order: (key, value), the value as it really is (0 for keys alone).
+MULTI_GPU_HD inline uint64_t word(uint32_t key, uint32_t value) { return (uint64_t)key << 32 | value; }
+
 // The rule at one position, the same on both sides: a rank takes its
-// partner's key (and value) only when it is strictly on its side. With equal
-// keys both keep their own, so the pair's two (key, value)s stay two.
-MULTI_GPU_HD inline bool takes_partner(uint32_t mine, uint32_t theirs, bool keep_min) {
+// partner's (key, value) only when it is strictly on its side. Equal words
+// stay where they are, so a pair's two (key, value)s stay two.
+MULTI_GPU_HD inline bool takes_partner(uint64_t mine, uint64_t theirs, bool keep_min) {
     return keep_min ? theirs < mine : theirs > mine;
+}
+
+// One compare-split, as one side sees it.
+struct Split {
+    bool keep_min;        // this side keeps the smaller word of each position
+    bool mine_flipped;    // this side's values are stored complemented before the step
+    bool theirs_flipped;  // the partner's are
+    bool out_flipped;     // both sides' are after it (they end in the same direction)
+    MULTI_GPU_HD Split mirrored() const { return {!keep_min, theirs_flipped, mine_flipped, out_flipped}; }
+};
+// Before the first compare-split of stage s (bit s-1) the blocks are as stage
+// s-1 left them; after it, as stage s wants them.
+inline Split split_for(uint64_t rank, const Step& step) {
+    const int before = step.bit == step.stage - 1 ? step.stage - 1 : step.stage;
+    return {keeps_min(rank, step.stage, step.bit), values_flipped(rank, before),
+            values_flipped(partner(rank, step.bit), before), values_flipped(rank, step.stage)};
+}
+
+// One position of this side's copy after a compare-split: `mine` and
+// `theirs` as stored, the result as it is to be stored. Keys alone
+// (pairs == false): the value is not looked at.
+struct Pair {
+    uint32_t key, value;
+};
+MULTI_GPU_HD inline Pair split_position(Pair mine, Pair theirs, bool pairs, const Split& s) {
+    if (!pairs) return takes_partner(word(mine.key, 0), word(theirs.key, 0), s.keep_min) ? theirs : mine;
+    const uint32_t m = mine.value ^ (s.mine_flipped ? ~0u : 0u), t = theirs.value ^ (s.theirs_flipped ? ~0u : 0u);
+    const bool take = takes_partner(word(mine.key, m), word(theirs.key, t), s.keep_min);
+    return {take ? theirs.key : mine.key, (take ? t : m) ^ (s.out_flipped ? ~0u : 0u)};
 }
 
 // ---- one GPU's part of a step ----------------------------------------------------------------
 // What GPU `gpu` does for `step`, told to an executor X, which provides
 //   x.sort(block, ascending)                   sort block (0 .. subs_per_gpu-1) of this GPU
 //   x.merge(block, ascending)                  sort a bitonic block
-//   x.compare_local(lower, upper, keep_min)    two blocks of this GPU; `lower` keeps the
-//                                              smaller keys when keep_min, `upper` the others
-//   x.exchange(peer_gpu, keep_min)             all blocks against the peer GPU's, position by
-//                                              position; this GPU keeps the smaller when keep_min
+//   x.compare_local(lower, upper, split)       two blocks of this GPU, position by position;
+//                                              `split` as `lower` sees it (split.mirrored(): `upper`)
+//   x.exchange(peer_gpu, split)                all blocks against the peer GPU's, position by
+//                                              position; `split` as this GPU sees it
+// (sort and merge: a block's values are stored complemented when `ascending` is false.)
 // The CPU test and the GPU program both run their steps through this function.
 template <typename X>
 void run_step(const Step& step, const Layout& L, uint64_t gpu, X& x) {
@@ -134,11 +185,13 @@ void run_step(const Step& step, const Layout& L, uint64_t gpu, X& x) {
             break;
         case Op::compare_split:
             if (step.bit >= L.log_sub) {  // across GPUs: every block of this GPU the same way
-                x.exchange(gpu ^ (uint64_t(1) << (step.bit - L.log_sub)), keeps_min(first, step.stage, step.bit));
+                // (keep_min and the flips depend on bits bit, stage-1 and stage of the rank,
+                // all >= log_sub: bits of the GPU's number)
+                x.exchange(gpu ^ (uint64_t(1) << (step.bit - L.log_sub)), split_for(first, step));
             } else {
                 for (uint64_t b = 0; b < subs; b++)
                     if (((b >> step.bit) & 1) == 0)
-                        x.compare_local(b, b | (uint64_t(1) << step.bit), keeps_min(first + b, step.stage, step.bit));
+                        x.compare_local(b, b | (uint64_t(1) << step.bit), split_for(first + b, step));
             }
             break;
     }

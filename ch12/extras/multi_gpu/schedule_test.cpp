@@ -37,13 +37,20 @@ bool operator==(const Item& a, const Item& b) { return a.key == b.key && a.value
 bool operator<(const Item& a, const Item& b) { return a.key != b.key ? a.key < b.key : a.value < b.value; }
 
 // Ways to break the GPU side on purpose: the checks must notice each one.
-enum class Broken { none, keep_flipped, no_merge, local_skipped, exchange_with_self };
+enum class Broken { none, keep_flipped, no_merge, local_skipped, exchange_with_self, values_never_flipped };
 
-// Is x bitonic by key: at most two changes of direction, read around the circle?
-static bool is_bitonic(const Item* x, uint64_t len) {
+// ---- the sort library, modelled on the host ---------------------------------------------------
+// Its word for an item (words.cuh): the key's order bits (the key, or ~key
+// descending) << 32 | the value as stored (pairs), or the order bits alone.
+static uint64_t library_word(const Item& x, bool up, bool pairs) {
+    return (uint64_t)(up ? x.key : ~x.key) << 32 | (pairs ? x.value : 0u);
+}
+
+// Is x bitonic in the library's words: at most two changes of direction, read around the circle?
+static bool is_bitonic(const Item* x, uint64_t len, bool up, bool pairs) {
     int first = 0, last = 0, changes = 0;
     for (uint64_t i = 0; i < len; i++) {
-        const uint32_t a = x[i].key, b = x[(i + 1) % len].key;
+        const uint64_t a = library_word(x[i], up, pairs), b = library_word(x[(i + 1) % len], up, pairs);
         if (a == b) continue;
         const int dir = a < b ? 1 : -1;
         if (first == 0) first = dir;
@@ -54,8 +61,32 @@ static bool is_bitonic(const Item* x, uint64_t len) {
     return changes <= 2;
 }
 
-// The chapter's network on the whole array (keys only): one pass at stage k, distance j.
-static void network_pass(std::vector<uint32_t>& a, uint64_t k, uint64_t j) {
+// The library's merge of a bitonic array of any length, as it does it: padded
+// up to a power of two P with copies of its last word, the network's last
+// stage (distances P/2 .. 1) on words, then the P - len copies left out just
+// before the end of the run of that word (found by a binary search).
+static void library_merge(Item* x, uint64_t len, bool up, bool pairs) {
+    uint64_t P = 1;
+    while (P < len) P *= 2;
+    std::vector<Item> w(x, x + len);
+    w.resize(P, x[len - 1]);
+    for (uint64_t j = P / 2; j > 0; j /= 2)
+        for (uint64_t i = 0; i < P; i++)
+            if ((i ^ j) > i && library_word(w[i], up, pairs) > library_word(w[i ^ j], up, pairs)) std::swap(w[i], w[i ^ j]);
+    const uint64_t last = library_word(x[len - 1], up, pairs);
+    uint64_t lo = 0, hi = P;
+    while (lo < hi) {
+        const uint64_t mid = (lo + hi) / 2;
+        if (library_word(w[mid], up, pairs) <= last) lo = mid + 1;
+        else hi = mid;
+    }
+    const uint64_t pad = P - len;
+    for (uint64_t o = 0; o < len; o++) x[o] = w[o + pad >= lo ? o + pad : o];
+}
+
+// The chapter's network on the whole array: one pass at stage k, distance j,
+// on words (key, value) -- value 0 for keys alone.
+static void network_pass(std::vector<uint64_t>& a, uint64_t k, uint64_t j) {
     for (uint64_t i = 0; i < a.size(); i++) {
         const uint64_t l = i ^ j;
         if (l > i) {
@@ -65,12 +96,14 @@ static void network_pass(std::vector<uint32_t>& a, uint64_t k, uint64_t j) {
     }
 }
 
-// One GPU, on the host: the executor run_step() drives.
+// One GPU, on the host: the executor run_step() drives. Its items hold the
+// values as the GPU stores them (complemented in descending blocks).
 struct HostGpu {
     std::vector<Item>* mine;
     const std::vector<std::vector<Item>>* before;  // every GPU's array when the step began
     uint64_t self;
     uint64_t S;
+    bool pairs;
     Broken broken;
     std::string* problem;
     std::vector<int64_t>* exchanges;  // per GPU: the peer of this step (-1: none), keep_min in bit 62
@@ -78,53 +111,68 @@ struct HostGpu {
     Item* block(uint64_t b) { return mine->data() + b * S; }
     void sort(uint64_t b, bool up) {
         Item* x = block(b);
-        if (up) std::sort(x, x + S, [](const Item& p, const Item& q) { return p.key < q.key; });
-        else std::sort(x, x + S, [](const Item& p, const Item& q) { return p.key > q.key; });
+        std::sort(x, x + S, [&](const Item& p, const Item& q) { return library_word(p, up, pairs) < library_word(q, up, pairs); });
     }
-    // The library's merge: the bitonic network's last stage on a power of two,
-    // else (as the program does for pairs) a sort of the block.
     void merge(uint64_t b, bool up) {
         if (broken == Broken::no_merge) return;
         Item* x = block(b);
-        if (!is_bitonic(x, S) && problem->empty())
+        if (!is_bitonic(x, S, up, pairs) && problem->empty())
             *problem = "block " + std::to_string(b) + " of GPU " + std::to_string(self) + " is not bitonic before its merge";
-        if (!multi_gpu::is_power_of_two(S)) return sort(b, up);
-        for (uint64_t j = S / 2; j > 0; j /= 2)
-            for (uint64_t i = 0; i < S; i++)
-                if ((i ^ j) > i && (up ? x[i].key > x[i ^ j].key : x[i].key < x[i ^ j].key)) std::swap(x[i], x[i ^ j]);
+        library_merge(x, S, up, pairs);
     }
-    void compare_local(uint64_t lower, uint64_t upper, bool keep_min) {
+    multi_gpu::Split broken_split(multi_gpu::Split s) const {
+        if (broken == Broken::values_never_flipped) s.mine_flipped = s.theirs_flipped = s.out_flipped = false;
+        return s;
+    }
+    static multi_gpu::Pair pair(const Item& x) { return {x.key, x.value}; }
+    void compare_local(uint64_t lower, uint64_t upper, const multi_gpu::Split& split) {
         if (broken == Broken::local_skipped) return;
+        const multi_gpu::Split s = broken_split(split);
         Item *a = block(lower), *c = block(upper);
-        for (uint64_t l = 0; l < S; l++)
-            if (multi_gpu::takes_partner(a[l].key, c[l].key, keep_min)) std::swap(a[l], c[l]);
+        for (uint64_t l = 0; l < S; l++) {
+            const multi_gpu::Pair x = multi_gpu::split_position(pair(a[l]), pair(c[l]), pairs, s);
+            const multi_gpu::Pair y = multi_gpu::split_position(pair(c[l]), pair(a[l]), pairs, s.mirrored());
+            a[l] = {x.key, x.value};
+            c[l] = {y.key, y.value};
+        }
     }
-    void exchange(uint64_t peer, bool keep_min) {
-        if (broken == Broken::keep_flipped) keep_min = !keep_min;
+    void exchange(uint64_t peer, const multi_gpu::Split& split) {
+        multi_gpu::Split s = broken_split(split);
+        if (broken == Broken::keep_flipped) s.keep_min = !s.keep_min;
         if (broken == Broken::exchange_with_self) peer = self;
-        (*exchanges)[self] = (int64_t)peer | (keep_min ? int64_t(1) << 62 : 0);
+        (*exchanges)[self] = (int64_t)peer | (s.keep_min ? int64_t(1) << 62 : 0);
         const std::vector<Item>& theirs = (*before)[peer];
-        for (uint64_t i = 0; i < mine->size(); i++)
-            if (multi_gpu::takes_partner((*mine)[i].key, theirs[i].key, keep_min)) (*mine)[i] = theirs[i];
+        for (uint64_t i = 0; i < mine->size(); i++) {
+            const multi_gpu::Pair x = multi_gpu::split_position(pair((*mine)[i]), pair(theirs[i]), pairs, s);
+            (*mine)[i] = {x.key, x.value};
+        }
     }
 };
 
 // Sorts `input` as the GPU program would, on p = 2^L.log_gpus GPUs of
-// 2^L.log_sub blocks each. Returns "" or the first thing found wrong.
-static std::string simulate(const Layout& L, const std::vector<Item>& input, bool against_network,
+// 2^L.log_sub blocks each: (key, value) pairs, or (pairs == false) keys alone
+// (the values of `input` are then ignored). Returns "" or the first thing
+// found wrong.
+static std::string simulate(const Layout& L, const std::vector<Item>& input, bool pairs, bool against_network,
                             Broken broken = Broken::none) {
     const uint64_t n = L.total(), per = L.per_gpu(), S = L.sub;
+    std::vector<Item> in = input;
+    if (!pairs)
+        for (Item& x : in) x.value = 0;
+    // The input as the program writes it: values complemented in blocks that sort down first.
     std::vector<std::vector<Item>> gpus(L.gpus());
-    for (uint64_t g = 0; g < L.gpus(); g++) gpus[g].assign(input.begin() + g * per, input.begin() + (g + 1) * per);
-    std::vector<uint32_t> net(n);
-    for (uint64_t i = 0; i < n; i++) net[i] = input[i].key;
+    for (uint64_t g = 0; g < L.gpus(); g++) gpus[g].assign(in.begin() + g * per, in.begin() + (g + 1) * per);
+    auto flip = [&](uint64_t i, int stage) { return pairs && multi_gpu::values_flipped(i / S, stage) ? ~0u : 0u; };
+    for (uint64_t i = 0; i < n; i++) gpus[i / per][i % per].value ^= flip(i, 0);
+    std::vector<uint64_t> net(n);
+    for (uint64_t i = 0; i < n; i++) net[i] = multi_gpu::word(in[i].key, in[i].value);
     const bool compare = against_network && multi_gpu::is_power_of_two(S);
     std::string problem;
     for (const Step& step : multi_gpu::schedule(L.log_ranks())) {
         const std::vector<std::vector<Item>> before = gpus;
         std::vector<int64_t> exchanges(L.gpus(), -1);
         for (uint64_t g = 0; g < L.gpus(); g++) {
-            HostGpu x{&gpus[g], &before, g, S, broken, &problem, &exchanges};
+            HostGpu x{&gpus[g], &before, g, S, pairs, broken, &problem, &exchanges};
             multi_gpu::run_step(step, L, g, x);
         }
         if (!problem.empty()) return problem;
@@ -136,7 +184,7 @@ static std::string simulate(const Layout& L, const std::vector<Item>& input, boo
                 ((exchanges[h] >> 62) & 1) == ((exchanges[g] >> 62) & 1))
                 return "GPU " + std::to_string(g) + "'s exchange has no matching partner";
         }
-        if (compare) {
+        if (compare) {  // every (key, value) where the network puts it, its value plain or complemented as it should be
             const uint64_t k = S << step.stage;
             if (step.op == Op::sort) {
                 for (uint64_t kk = 2; kk <= S; kk *= 2)
@@ -146,26 +194,24 @@ static std::string simulate(const Layout& L, const std::vector<Item>& input, boo
             } else {
                 for (uint64_t j = S / 2; j > 0; j /= 2) network_pass(net, k, j);
             }
-            for (uint64_t i = 0; i < n; i++)
-                if (gpus[i / per][i % per].key != net[i])
+            for (uint64_t i = 0; i < n; i++) {
+                const Item& x = gpus[i / per][i % per];
+                if (multi_gpu::word(x.key, x.value ^ flip(i, step.stage)) != net[i])
                     return "after " + std::string(step.op == Op::sort ? "the sort" : step.op == Op::merge ? "a merge" : "a compare-split") +
-                           " of stage " + std::to_string(step.stage) + ", key " + std::to_string(i) +
+                           " of stage " + std::to_string(step.stage) + ", item " + std::to_string(i) +
                            " differs from the single-array network's";
+            }
         }
     }
+    // At the end every block is ascending, its values plain: the result must be std::sort's.
     std::vector<Item> out;
     for (auto& g : gpus) out.insert(out.end(), g.begin(), g.end());
-    for (uint64_t i = 1; i < n; i++)
-        if (out[i - 1].key > out[i].key) return "not sorted at key " + std::to_string(i);
-    std::vector<Item> a = input, b = out;
-    std::sort(a.begin(), a.end());
-    std::sort(b.begin(), b.end());
-    if (a != b) return "the (key, value) pairs changed";
-    std::vector<uint32_t> want(n);
-    for (uint64_t i = 0; i < n; i++) want[i] = input[i].key;
+    std::vector<Item> want = in;
     std::sort(want.begin(), want.end());
     for (uint64_t i = 0; i < n; i++)
-        if (out[i].key != want[i]) return "differs from std::sort at key " + std::to_string(i);
+        if (!(out[i] == want[i]))
+            return std::string(pairs ? "the (key, value) pairs" : "the keys") + " differ from std::sort's at " +
+                   std::to_string(i);
     return "";
 }
 
@@ -264,24 +310,25 @@ int main(int argc, char** argv) {
     const uint64_t sizes[] = {1, 2, 3, 4, 5, 7, 8, 16, 33, 64, 100};
     long runs = 0;
     const int failures_before_runs = failures;
-    for (int D = 0; D <= 6; D++)
-        for (uint64_t S : sizes)
-            for (int d = 0; d <= D; d++)
-                for (int kind = 0; kInputs[kind]; kind++) {
-                    Layout L;
-                    L.log_gpus = d;
-                    L.log_sub = D - d;
-                    L.sub = S;
-                    const std::vector<Item> input = make_input(kind, L.total(), uint64_t(1) << D, rng);
-                    const std::string problem = simulate(L, input, true);
-                    runs++;
-                    if (!problem.empty())
-                        fail(std::to_string(1 << d) + " GPUs x " + std::to_string(1 << (D - d)) + " blocks of " +
-                             std::to_string(S) + " keys, " + kInputs[kind] + " input: " + problem);
-                }
-    printf("%ld sorts of 1 .. 6400 (key, value) pairs on 1 .. 64 ranks, every split between GPUs and blocks:\n"
-           "  every step equal to the single-array network (blocks of 2^k keys), the result equal to std::sort,\n"
-           "  the same pairs, every merge given a bitonic block, every exchange matched: %s\n",
+    for (bool pairs : {true, false})
+        for (int D = 0; D <= 6; D++)
+            for (uint64_t S : sizes)
+                for (int d = 0; d <= D; d++)
+                    for (int kind = 0; kInputs[kind]; kind++) {
+                        Layout L;
+                        L.log_gpus = d;
+                        L.log_sub = D - d;
+                        L.sub = S;
+                        const std::vector<Item> input = make_input(kind, L.total(), uint64_t(1) << D, rng);
+                        const std::string problem = simulate(L, input, pairs, true);
+                        runs++;
+                        if (!problem.empty())
+                            fail(std::to_string(1 << d) + " GPUs x " + std::to_string(1 << (D - d)) + " blocks of " +
+                                 std::to_string(S) + (pairs ? " pairs, " : " keys, ") + kInputs[kind] + " input: " + problem);
+                    }
+    printf("%ld sorts of 1 .. 6400 keys and (key, value) pairs on 1 .. 64 ranks, every split between GPUs and\n"
+           "  blocks, the library's merge as it pads: every step equal to the single-array network (blocks of 2^k\n"
+           "  keys), the result equal to std::sort, every merge given a bitonic block, every exchange matched: %s\n",
            runs, failures > failures_before_runs ? "FAILED" : "checked");
 
     // ---- 4. every 0-1 input of up to 16 keys (the 0-1 principle: the schedule sorts them all)
@@ -300,7 +347,7 @@ int main(int argc, char** argv) {
                 for (uint64_t bits = 0; bits < (uint64_t(1) << n); bits++) {
                     std::vector<Item> input(n);
                     for (uint64_t i = 0; i < n; i++) input[i] = {(uint32_t)((bits >> i) & 1), (uint32_t)i};
-                    const std::string problem = simulate(L, input, false);
+                    const std::string problem = simulate(L, input, false, false);
                     inputs01++;
                     if (!problem.empty()) {
                         fail("0-1 input " + std::to_string(bits) + " of " + std::to_string(n) + " keys: " + problem);
@@ -318,7 +365,8 @@ int main(int argc, char** argv) {
     } broken[] = {{Broken::keep_flipped, "an exchange that keeps the wrong side"},
                   {Broken::no_merge, "merges left out"},
                   {Broken::local_skipped, "in-memory compare-splits left out"},
-                  {Broken::exchange_with_self, "an exchange with the wrong GPU"}};
+                  {Broken::exchange_with_self, "an exchange with the wrong GPU"},
+                  {Broken::values_never_flipped, "pairs' values never complemented in descending blocks"}};
     const int failures_before_broken = failures;
     for (const auto& b : broken) {
         bool caught = false;
@@ -327,11 +375,23 @@ int main(int argc, char** argv) {
             L.log_gpus = 2;
             L.log_sub = 1;
             L.sub = 8;
-            caught = !simulate(L, make_input(kind, L.total(), 8, rng), true, b.broken).empty();
+            caught = !simulate(L, make_input(kind, L.total(), 8, rng), true, true, b.broken).empty();
         }
         if (!caught) fail(std::string("a schedule with ") + b.what + " passed the checks");
     }
-    printf("schedules broken on purpose (wrong side kept, merges or in-memory steps left out, wrong partner): %s\n",
+    {  // why the values are complemented: without it, the library's padded merge loses pairs
+        bool caught = false;
+        for (int kind = 0; kInputs[kind] && !caught; kind++) {
+            Layout L;
+            L.log_gpus = 1;
+            L.log_sub = 1;
+            L.sub = 5;
+            caught = !simulate(L, make_input(kind, L.total(), 4, rng), true, false, Broken::values_never_flipped).empty();
+        }
+        if (!caught) fail("pairs in blocks of 5 with values never complemented passed the checks (no network to compare)");
+    }
+    printf("schedules broken on purpose (wrong side kept, merges or in-memory steps left out, wrong partner,\n"
+           "  values not complemented, also in blocks of 5 pairs with no network to compare): %s\n",
            failures > failures_before_broken ? "NOT ALL CAUGHT" : "all caught");
 
     printf("schedule test: %s\n", failures ? "FAILED" : "all passed");
