@@ -368,28 +368,22 @@ int main(int argc, char** argv) {
                   {Broken::exchange_with_self, "an exchange with the wrong GPU"},
                   {Broken::values_never_flipped, "pairs' values never complemented in descending blocks"}};
     const int failures_before_broken = failures;
-    for (const auto& b : broken) {
-        bool caught = false;
-        for (int kind = 0; kInputs[kind] && !caught; kind++) {
-            Layout L;
-            L.log_gpus = 2;
-            L.log_sub = 1;
-            L.sub = 8;
-            caught = !simulate(L, make_input(kind, L.total(), 8, rng), true, true, b.broken).empty();
-        }
-        if (!caught) fail(std::string("a schedule with ") + b.what + " passed the checks");
-    }
-    {  // why the values are complemented: without it, the library's padded merge loses pairs
-        bool caught = false;
-        for (int kind = 0; kInputs[kind] && !caught; kind++) {
-            Layout L;
-            L.log_gpus = 1;
-            L.log_sub = 1;
-            L.sub = 5;
-            caught = !simulate(L, make_input(kind, L.total(), 4, rng), true, false, Broken::values_never_flipped).empty();
-        }
-        if (!caught) fail("pairs in blocks of 5 with values never complemented passed the checks (no network to compare)");
-    }
+    // Does some input of 2^log_gpus GPUs x 2^log_sub blocks of `sub` pairs show the break?
+    auto caught = [&](Broken how, int log_gpus, int log_sub, uint64_t sub, bool against_network) {
+        Layout L;
+        L.log_gpus = log_gpus;
+        L.log_sub = log_sub;
+        L.sub = sub;
+        for (int kind = 0; kInputs[kind]; kind++)
+            if (!simulate(L, make_input(kind, L.total(), L.gpus() << log_sub, rng), true, against_network, how).empty())
+                return true;
+        return false;
+    };
+    for (const auto& b : broken)
+        if (!caught(b.broken, 2, 1, 8, true)) fail(std::string("a schedule with ") + b.what + " passed the checks");
+    // Why the values are complemented: without it, the library's padded merge loses pairs.
+    if (!caught(Broken::values_never_flipped, 1, 1, 5, false))
+        fail("pairs in blocks of 5 with values never complemented passed the checks (no network to compare)");
     printf("schedules broken on purpose (wrong side kept, merges or in-memory steps left out, wrong partner,\n"
            "  values not complemented, also in blocks of 5 pairs with no network to compare): %s\n",
            failures > failures_before_broken ? "NOT ALL CAUGHT" : "all caught");
