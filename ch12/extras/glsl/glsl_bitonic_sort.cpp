@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "key_types.h"
 
 static const uint32_t kLocalSpv[] = {
 #include "bitonic_local.spv.inc"
@@ -433,13 +434,11 @@ static SortResult sort_on_gpu(Gpu& g, const std::vector<float>& in, int repeats 
 }
 
 // ---- the host side: inputs and the check ----------------------------------------
-static uint32_t bits(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
-static float from_bits(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
-// IEEE 754 totalOrder, as the shaders compare.
-static uint32_t order_key(float f) {
-    const uint32_t u = bits(f);
-    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
-}
+// A float's bits, and its place in IEEE 754's totalOrder (as the shaders
+// compare): the sort library's own map, common/key_types.h.
+static uint32_t bits(float f) { return bitonic::float_bits(f); }
+static float from_bits(uint32_t u) { return bitonic::bits_float(u); }
+static uint32_t order_key(float f) { return bitonic::to_order(bitonic::KeyType::f32, bitonic::float_bits(f)); }
 
 static const char* kInputs[] = {"uniform", "sorted", "reverse", "equal", "special", nullptr};
 

@@ -369,7 +369,12 @@ int main(int argc, char** argv) {
             bitonic::Request at_scale;  // 63's kernel at scale: one launch per (k, j)
             at_scale.design = bitonic::Design::chapter;
             at_scale.len = n;
-            bitonic::sort(at_scale, d_chapter, nullptr, nullptr, 0);
+            const bitonic::Status sorted = bitonic::sort(at_scale, d_chapter, nullptr, nullptr, 0);
+            if (!sorted.ok()) {
+                fflush(stdout);
+                fprintf(stderr, "bitonic_per_element_pass: %s\n", bitonic::message(sorted).c_str());
+                return 1;
+            }
             CUDA_CHECK(cudaDeviceSynchronize());
 
             std::vector<uint32_t> per_element(n), chapter(n);

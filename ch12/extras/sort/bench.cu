@@ -1,6 +1,7 @@
 // Chapter 12 extra -- how fast is a bitonic sort, and where does it win?
 //
 //   bitonic_sort_bench [--sizes 10-26] [--batched] [--runs R] [--csv FILE] [--only LIST] [--seed S]
+//                      [--profile NAME]
 //
 // Two sections, each timed in ONE run on the same keys:
 //  single   one array of n uint32 keys, n = 2^10 .. 2^26 (--sizes): the three
@@ -16,12 +17,16 @@
 // launches and as a CUDA graph replay of the same launches (the better one
 // counts); inputs restored before each run, outside the timed region; every
 // result checked on the CPU. Prints tables (Gkeys/s; speed against CUB's
-// best, >1 meaning faster) and writes every measurement to CSV.
+// best, >1 meaning faster) and writes every measurement to CSV -- through a
+// temporary file, renamed over FILE only when the whole run succeeded (a
+// failed or skipped run leaves FILE as it was). --profile plans the bitonic
+// sorts as on a smaller GPU (tuning.h): emulated, and labelled so.
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <string>
@@ -36,51 +41,62 @@
 #include "bitonic_sort.cuh"
 #include "cli.h"
 #include "cuda_check.h"
+#include "device_buffer.h"
+#include "safe_output.h"
 #include "sort_cases.h"
 
-// The methods the benchmark times, by name (the bitonic designs come from the
-// library's own table, bitonic::kDesigns).
-struct Method {
-    const char* name;
-    bool single, batched;
-    const char* what;
-    bool capturable = true;  // its launches can be captured into a CUDA graph
-};
-static std::vector<Method> methods() {
-    std::vector<Method> m;
-    for (const bitonic::DesignInfo* d = bitonic::kDesigns; d->name; ++d) m.push_back({d->name, true, true, d->what});
-    m.push_back({"cub_radix", true, false, "CUB DeviceRadixSort::SortKeys"});
-    m.push_back({"thrust_merge", true, false, "thrust::sort with a comparator (a merge sort)"});
-    m.push_back({"std_sort", true, false, "std::sort on the host, one core"});
-    // DeviceSegmentedSort synchronises inside (cudaErrorStreamCaptureUnsupported
-    // when captured): it is timed as plain launches only.
-    m.push_back({"cub_segmented_sort", false, true, "CUB DeviceSegmentedSort::SortKeys / SortPairs", false});
-    m.push_back({"cub_segmented_radix", false, true, "CUB DeviceSegmentedRadixSort::SortKeys / SortPairs"});
-    m.push_back({"thrust_segid", false, true, "thrust::sort_by_key of segment << 32 | key (one 64-bit radix sort)"});
-    return m;
+// A library call that failed: its message on stderr, exit 1 (the library
+// itself never ends the process; its programs turn statuses into exit codes).
+static void or_exit(const bitonic::Status& s, const char* program) {
+    if (s.ok()) return;
+    std::fflush(stdout);
+    std::fprintf(stderr, "%s: %s\n", program, bitonic::message(s).c_str());
+    std::exit(1);
 }
 
-// thrust::sort with a user comparator cannot use radix sort: it merge-sorts.
-struct KeyLess {
-    __host__ __device__ bool operator()(uint32_t a, uint32_t b) const { return a < b; }
+using ch12::DeviceBuffer;
+
+// ---- what one timed sort works on ------------------------------------------------------
+// count arrays of len keys back to back (single: count = 1, len = total),
+// keys only or pairs. `keys` / `values` are the working copies the in-place
+// methods sort, restored from `in_keys` / `in_values` before every run; the
+// out-of-place methods write to out_keys / out_values.
+struct Job {
+    uint64_t total = 0, len = 0, count = 1;
+    int len_bits = 0;
+    bool pairs = false;
+    const uint32_t *in_keys = nullptr, *in_values = nullptr;
+    uint32_t *keys = nullptr, *values = nullptr, *out_keys = nullptr, *out_values = nullptr;
+    const int64_t* offsets = nullptr;  // count + 1 segment offsets (CUB's segmented sort)
+    const int* offsets32 = nullptr;    // the same as int (CUB's segmented radix sort)
+    uint64_t* words = nullptr;         // total 64-bit words (the segment-id trick)
 };
 
 // thrust allocates temporary memory inside every sort call; timing that
 // cudaMalloc would be unfair to it. This allocator keeps one block around.
 struct CachedAllocator {
     typedef char value_type;
-    char* block = nullptr;
-    size_t size = 0;
+    DeviceBuffer<char> block;
     char* allocate(std::ptrdiff_t bytes) {
-        if ((size_t)bytes > size) {
-            if (block) CUDA_CHECK(cudaFree(block));
-            CUDA_CHECK(cudaMalloc(&block, (size_t)bytes));
-            size = (size_t)bytes;
-        }
-        return block;
+        if ((size_t)bytes > block.size()) block = DeviceBuffer<char>((size_t)bytes);
+        return block.get();
     }
     void deallocate(char*, size_t) {}
-    ~CachedAllocator() { if (block) cudaFree(block); }
+};
+
+// What every method's run shares: the bitonic Sorter (with its profile),
+// thrust's allocator, and CUB's temporary storage.
+struct Context {
+    const char* program;
+    bitonic::Sorter sorter;
+    CachedAllocator thrust_alloc;
+    DeviceBuffer<char> temp;
+    explicit Context(const char* name, const bitonic::Profile* profile) : program(name), sorter(profile) {}
+};
+
+// thrust::sort with a user comparator cannot use radix sort: it merge-sorts.
+struct KeyLess {
+    __host__ __device__ bool operator()(uint32_t a, uint32_t b) const { return a < b; }
 };
 
 // The segment-id trick: word = segment << 32 | key (uint32 keys), so one sort
@@ -94,64 +110,137 @@ __global__ void segid_unpack(const uint64_t* words, uint32_t* keys, uint64_t n) 
         keys[i] = (uint32_t)words[i];
 }
 
+// ---- each CUB call, written once: a null `temp` asks for its size ---------------------
+static cudaError_t cub_radix(void* temp, size_t& bytes, const Job& j, cudaStream_t s) {
+    return cub::DeviceRadixSort::SortKeys(temp, bytes, j.keys, j.out_keys, (int)j.total, 0, 32, s);
+}
+static cudaError_t cub_segmented_sort(void* temp, size_t& bytes, const Job& j, cudaStream_t s) {
+    if (j.pairs)
+        return cub::DeviceSegmentedSort::SortPairs(temp, bytes, j.keys, j.out_keys, j.values, j.out_values,
+                                                   (int64_t)j.total, (int64_t)j.count, j.offsets, j.offsets + 1, s);
+    return cub::DeviceSegmentedSort::SortKeys(temp, bytes, j.keys, j.out_keys, (int64_t)j.total, (int64_t)j.count,
+                                              j.offsets, j.offsets + 1, s);
+}
+static cudaError_t cub_segmented_radix(void* temp, size_t& bytes, const Job& j, cudaStream_t s) {
+    if (j.pairs)
+        return cub::DeviceSegmentedRadixSort::SortPairs(temp, bytes, j.keys, j.out_keys, j.values, j.out_values,
+                                                        (int)j.total, (int)j.count, j.offsets32, j.offsets32 + 1, 0, 32, s);
+    return cub::DeviceSegmentedRadixSort::SortKeys(temp, bytes, j.keys, j.out_keys, (int)j.total, (int)j.count,
+                                                   j.offsets32, j.offsets32 + 1, 0, 32, s);
+}
+
+// ---- the methods ----------------------------------------------------------------------------
+using CubCall = cudaError_t (*)(void*, size_t&, const Job&, cudaStream_t);
+struct Method {
+    const char* name;
+    const char* what;
+    bool single, batched;
+    bool capturable;    // its launches can be captured into a CUDA graph
+    bool out_of_place;  // writes out_keys / out_values
+    int design;         // a bitonic design (bitonic::Design), or -1
+    CubCall cub;        // a CUB call (its temporary storage is sized first), or null
+    void (*run)(Context&, const Method&, const Job&, cudaStream_t);  // null: on the host (std_sort)
+};
+
+static bitonic::Request request_of(const Method& m, const Job& j) {
+    bitonic::Request r;
+    r.design = (bitonic::Design)m.design;
+    r.with_values = j.pairs;
+    r.count = j.count;
+    r.len = j.len;
+    return r;
+}
+static void run_bitonic(Context& c, const Method& m, const Job& j, cudaStream_t s) {
+    or_exit(c.sorter.sort(request_of(m, j), j.keys, j.pairs ? j.values : nullptr, s), c.program);
+}
+static void run_cub(Context& c, const Method& m, const Job& j, cudaStream_t s) {
+    size_t bytes = c.temp.size();
+    CUDA_CHECK(m.cub(c.temp.get(), bytes, j, s));
+}
+static void run_thrust_merge(Context& c, const Method&, const Job& j, cudaStream_t s) {
+    thrust::sort(thrust::cuda::par_nosync(c.thrust_alloc).on(s), j.keys, j.keys + j.total, KeyLess());
+    CUDA_CHECK_LAUNCH();
+}
+static void run_thrust_segid(Context& c, const Method&, const Job& j, cudaStream_t s) {
+    segid_pack<<<1024, 256, 0, s>>>(j.keys, j.words, j.total, (uint32_t)j.len_bits);
+    CUDA_CHECK_LAUNCH();
+    auto policy = thrust::cuda::par_nosync(c.thrust_alloc).on(s);
+    if (j.pairs) thrust::sort_by_key(policy, j.words, j.words + j.total, j.values);
+    else thrust::sort(policy, j.words, j.words + j.total);
+    segid_unpack<<<1024, 256, 0, s>>>(j.words, j.keys, j.total);
+    CUDA_CHECK_LAUNCH();
+}
+
+static std::vector<Method> methods() {
+    std::vector<Method> m;
+    for (const bitonic::DesignInfo* d = bitonic::kDesigns; d->name; ++d)
+        m.push_back({d->name, d->what, true, true, true, false, (int)d->design, nullptr, run_bitonic});
+    m.push_back({"cub_radix", "CUB DeviceRadixSort::SortKeys", true, false, true, true, -1, cub_radix, run_cub});
+    m.push_back({"thrust_merge", "thrust::sort with a comparator (a merge sort)", true, false, true, false, -1, nullptr,
+                 run_thrust_merge});
+    m.push_back({"std_sort", "std::sort on the host, one core", true, false, false, false, -1, nullptr, nullptr});
+    // DeviceSegmentedSort synchronises inside (cudaErrorStreamCaptureUnsupported
+    // when captured): it is timed as plain launches only.
+    m.push_back({"cub_segmented_sort", "CUB DeviceSegmentedSort::SortKeys / SortPairs", false, true, false, true, -1,
+                 cub_segmented_sort, run_cub});
+    m.push_back({"cub_segmented_radix", "CUB DeviceSegmentedRadixSort::SortKeys / SortPairs", false, true, true, true, -1,
+                 cub_segmented_radix, run_cub});
+    m.push_back({"thrust_segid", "thrust::sort_by_key of segment << 32 | key (one 64-bit radix sort)", false, true, true,
+                 false, -1, nullptr, run_thrust_segid});
+    return m;
+}
+
+// ---- timing ------------------------------------------------------------------------------
 static double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     const size_t m = v.size() / 2;
     return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
-// A list of sizes: "A-B" (2^A .. 2^B) or a comma list of exponents (<= 31)
-// and key counts (> 31).
-static bool parse_sizes(const std::string& spec, std::vector<uint64_t>* out) {
-    out->clear();
-    const size_t dash = spec.find('-');
-    if (dash != std::string::npos && spec.find(',') == std::string::npos) {
-        uint64_t a = 0, b = 0;
-        if (!ch12::parse_number(spec.substr(0, dash).c_str(), 1, 31, &a) ||
-            !ch12::parse_number(spec.substr(dash + 1).c_str(), 1, 31, &b) || a > b) return false;
-        for (uint64_t e = a; e <= b; e++) out->push_back(uint64_t(1) << e);
-        return true;
-    }
-    size_t pos = 0;
-    for (;;) {
-        const size_t comma = spec.find(',', pos);
-        uint64_t v = 0;
-        if (!ch12::parse_number(spec.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos).c_str(),
-                                1, uint64_t(1) << 31, &v)) return false;
-        out->push_back(v <= 31 ? (uint64_t(1) << v) : v);
-        if (comma == std::string::npos) break;
-        pos = comma + 1;
-    }
-    return !out->empty();
-}
-
-// Times `run` (which sorts, on `stream`) after `restore` (which puts the
-// input back), as plain launches and as a graph replay; returns the medians.
 struct Timing {
     double launch_ms, graph_ms;  // graph_ms: NaN when the method cannot be captured
     double best() const { return std::isnan(graph_ms) ? launch_ms : std::min(launch_ms, graph_ms); }
 };
-template <typename Restore, typename Run>
-static Timing time_gpu(cudaStream_t stream, int runs, bool capturable, Restore restore, Run run) {
+
+// The input back in place (and the outputs poisoned, so a stale result
+// cannot pass), outside the timed region.
+static void restore(const Method& m, const Job& j, cudaStream_t s) {
+    CUDA_CHECK(cudaMemcpyAsync(j.keys, j.in_keys, j.total * 4, cudaMemcpyDeviceToDevice, s));
+    if (j.pairs) CUDA_CHECK(cudaMemcpyAsync(j.values, j.in_values, j.total * 4, cudaMemcpyDeviceToDevice, s));
+    if (m.out_of_place) {
+        CUDA_CHECK(cudaMemsetAsync(j.out_keys, 0xAB, j.total * 4, s));
+        if (j.pairs) CUDA_CHECK(cudaMemsetAsync(j.out_values, 0xAB, j.total * 4, s));
+    }
+}
+
+// Times method m on job j: a warm-up, then `runs` runs as plain launches and
+// as a graph replay; the medians.
+static Timing time_gpu(Context& c, const Method& m, const Job& j, cudaStream_t stream, int runs) {
+    if (m.cub) {  // CUB's temporary storage, once per method and shape
+        size_t need = 0;
+        CUDA_CHECK(m.cub(nullptr, need, j, stream));
+        if (need > c.temp.size()) c.temp = DeviceBuffer<char>(need);
+    }
+    if (m.design >= 0) or_exit(c.sorter.reserve(request_of(m, j)), c.program);
     cudaEvent_t start, stop;
     CUDA_CHECK(cudaEventCreate(&start));
     CUDA_CHECK(cudaEventCreate(&stop));
     Timing t{NAN, NAN};
-    for (int mode = 0; mode < (capturable ? 2 : 1); mode++) {
+    for (int mode = 0; mode < (m.capturable ? 2 : 1); mode++) {
         cudaGraphExec_t exec = nullptr;
         if (mode == 1) {
             cudaGraph_t graph;
             CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed));
-            run();
+            m.run(c, m, j, stream);
             CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
             CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
             CUDA_CHECK(cudaGraphDestroy(graph));
         }
         std::vector<double> times;
         for (int r = 0; r <= runs; r++) {  // run 0 is the warm-up
-            restore();
+            restore(m, j, stream);
             CUDA_CHECK(cudaEventRecord(start, stream));
-            if (mode == 0) run();
+            if (mode == 0) m.run(c, m, j, stream);
             else CUDA_CHECK(cudaGraphLaunch(exec, stream));
             CUDA_CHECK(cudaEventRecord(stop, stream));
             CUDA_CHECK(cudaEventSynchronize(stop));
@@ -181,309 +270,307 @@ static uint64_t fingerprint(const std::vector<uint32_t>& keys, const std::vector
     return sum;
 }
 
+// A list of sizes: "A-B" (2^A .. 2^B) or a comma list of exponents (<= 31)
+// and key counts (> 31).
+static bool parse_sizes(const std::string& spec, std::vector<uint64_t>* out) {
+    out->clear();
+    const size_t dash = spec.find('-');
+    if (dash != std::string::npos && spec.find(',') == std::string::npos) {
+        uint64_t a = 0, b = 0;
+        if (!ch12::parse_number(spec.substr(0, dash).c_str(), 1, 31, &a) ||
+            !ch12::parse_number(spec.substr(dash + 1).c_str(), 1, 31, &b) || a > b) return false;
+        for (uint64_t e = a; e <= b; e++) out->push_back(uint64_t(1) << e);
+        return true;
+    }
+    size_t pos = 0;
+    for (;;) {
+        const size_t comma = spec.find(',', pos);
+        uint64_t v = 0;
+        if (!ch12::parse_number(spec.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos).c_str(),
+                                1, uint64_t(1) << 31, &v)) return false;
+        out->push_back(v <= 31 ? (uint64_t(1) << v) : v);
+        if (comma == std::string::npos) break;
+        pos = comma + 1;
+    }
+    return !out->empty();
+}
+
+struct Options {
+    std::vector<uint64_t> sizes, totals, lens;
+    bool batched = false;
+    int runs = 7;
+    uint32_t seed = 1;
+    std::vector<bool> selected;  // per method
+};
+
+// One row of results: printed, and written to the CSV.
+static void report(FILE* csv, const char* section, uint64_t n, uint64_t len, bool pairs, const Method& m, const Timing& t,
+                   double vs, bool ok, bool batched_layout) {
+    const double gkeys = n / (t.best() * 1e-3) / 1e9;
+    if (batched_layout)
+        printf("%10llu %7llu %-5s  %-19s %11.4f %11.4f %9.3f %8.2f  %s\n", (unsigned long long)n, (unsigned long long)len,
+               pairs ? "pairs" : "keys", m.name, t.launch_ms, t.graph_ms, gkeys, vs, ok ? "ok" : "WRONG");
+    else
+        printf("%12llu  %-13s %11.4f %11.4f %9.3f %8.2f  %s\n", (unsigned long long)n, m.name, t.launch_ms, t.graph_ms,
+               gkeys, vs, ok ? "ok" : "WRONG");
+    fprintf(csv, "%s,%llu,%llu,%s,%s,%.6f,%.6f,%.6f,%.6f,%.4f,%s\n", section, (unsigned long long)n,
+            (unsigned long long)len, pairs ? "pairs" : "keys", m.name, t.launch_ms, t.graph_ms, t.best(), gkeys, vs,
+            ok ? "yes" : "no");
+}
+
+static size_t index_of(const std::vector<Method>& table, const char* name) {
+    for (size_t i = 0; i < table.size(); i++)
+        if (std::strcmp(table[i].name, name) == 0) return i;
+    return table.size();
+}
+
+// ================= single arrays =================
+static bool single_section(const std::vector<Method>& table, const Options& o, Context& c, cudaStream_t stream, FILE* csv) {
+    bool any = false;
+    for (size_t i = 0; i < table.size(); i++) any = any || (o.selected[i] && table[i].single);
+    if (!any || o.sizes.empty()) return true;
+    const uint64_t max_n = *std::max_element(o.sizes.begin(), o.sizes.end());
+    DeviceBuffer<uint32_t> input(max_n), work(max_n), out(max_n);
+    bool all_ok = true;
+    printf("single arrays of uint32 keys\n%12s  %-13s %11s %11s %9s %8s  %s\n", "n", "method", "launches ms", "graph ms",
+           "Gkeys/s", "vs CUB", "check");
+    for (uint64_t n : o.sizes) {
+        std::vector<uint32_t> keys = cases::make_keys(cases::Input::uniform, bitonic::KeyType::u32, n, o.seed);
+        CUDA_CHECK(cudaMemcpy(input.get(), keys.data(), n * 4, cudaMemcpyHostToDevice));
+        Job j;
+        j.total = j.len = n;
+        j.in_keys = input.get();
+        j.keys = work.get();
+        j.out_keys = out.get();
+        // std::sort, one core, which also gives the answer every method must match.
+        std::vector<double> host_ms;
+        std::vector<uint32_t> want;
+        const bool host = o.selected[index_of(table, "std_sort")];
+        const int host_runs = (host && n <= (1u << 22)) ? o.runs : 1;  // std::sort of 2^26 keys takes 10 s
+        for (int r = 0; r < host_runs; r++) {
+            want = keys;
+            const auto t0 = std::chrono::steady_clock::now();
+            std::sort(want.begin(), want.end());
+            host_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        }
+        std::vector<Timing> t(table.size(), Timing{NAN, NAN});
+        std::vector<bool> ok(table.size(), true);
+        std::vector<uint32_t> got(n);
+        for (size_t m = 0; m < table.size(); m++) {
+            if (!o.selected[m] || !table[m].single) continue;
+            if (!table[m].run) {  // on the host
+                t[m] = {median(host_ms), median(host_ms)};
+                continue;
+            }
+            t[m] = time_gpu(c, table[m], j, stream, o.runs);
+            CUDA_CHECK(cudaMemcpy(got.data(), table[m].out_of_place ? j.out_keys : j.keys, n * 4, cudaMemcpyDeviceToHost));
+            ok[m] = (got == want);
+        }
+        const double cub = t[index_of(table, "cub_radix")].best();
+        for (size_t m = 0; m < table.size(); m++) {
+            if (!o.selected[m] || !table[m].single) continue;
+            report(csv, "single", n, n, false, table[m], t[m], cub / t[m].best(), ok[m], false);
+            all_ok = all_ok && ok[m];
+        }
+        printf("\n");
+        std::fflush(stdout);
+    }
+    return all_ok;
+}
+
+// ================= batched =================
+static bool batched_section(const std::vector<Method>& table, const Options& o, Context& c, cudaStream_t stream, FILE* csv) {
+    if (!o.batched) return true;
+    const uint64_t max_total = *std::max_element(o.totals.begin(), o.totals.end());
+    const uint64_t min_len = *std::min_element(o.lens.begin(), o.lens.end());
+    DeviceBuffer<uint32_t> in_keys(max_total), in_values(max_total), keys(max_total), values(max_total),
+        out_keys(max_total), out_values(max_total);
+    DeviceBuffer<uint64_t> words(max_total);
+    DeviceBuffer<int64_t> offsets(max_total / min_len + 1);
+    DeviceBuffer<int> offsets32(max_total / min_len + 1);
+    bool all_ok = true;
+    printf("batched: count arrays of len uint32 keys (pairs: with a uint32 value each)\n"
+           "%10s %7s %-5s  %-19s %11s %11s %9s %8s  %s\n", "total", "len", "kind", "method", "launches ms",
+           "graph ms", "Gkeys/s", "vs CUB", "check");
+    for (uint64_t total : o.totals) {
+        std::vector<uint32_t> host_keys = cases::make_keys(cases::Input::uniform, bitonic::KeyType::u32, total, o.seed + 1);
+        std::vector<uint32_t> host_values(total);
+        for (uint64_t i = 0; i < total; i++) host_values[i] = (uint32_t)(i * 2654435761u);
+        CUDA_CHECK(cudaMemcpy(in_keys.get(), host_keys.data(), total * 4, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(in_values.get(), host_values.data(), total * 4, cudaMemcpyHostToDevice));
+        const uint64_t want_print = fingerprint(host_keys, host_values);
+        for (uint64_t len : o.lens) {
+            if (len > total) continue;
+            Job j;
+            j.total = total;
+            j.len = len;
+            j.count = total / len;
+            while ((uint64_t(1) << j.len_bits) < len) j.len_bits++;
+            std::vector<int64_t> off(j.count + 1);
+            std::vector<int> off32(j.count + 1);
+            for (uint64_t s = 0; s <= j.count; s++) { off[s] = (int64_t)(s * len); off32[s] = (int)(s * len); }
+            CUDA_CHECK(cudaMemcpy(offsets.get(), off.data(), (j.count + 1) * sizeof(int64_t), cudaMemcpyHostToDevice));
+            CUDA_CHECK(cudaMemcpy(offsets32.get(), off32.data(), (j.count + 1) * sizeof(int), cudaMemcpyHostToDevice));
+            j.in_keys = in_keys.get();
+            j.in_values = in_values.get();
+            j.keys = keys.get();
+            j.values = values.get();
+            j.out_keys = out_keys.get();
+            j.out_values = out_values.get();
+            j.offsets = offsets.get();
+            j.offsets32 = offsets32.get();
+            j.words = words.get();
+            // The CPU's sorted keys, per array.
+            std::vector<uint32_t> want = host_keys;
+            cases::parallel_for(j.count, [&](size_t s) { std::sort(want.begin() + s * len, want.begin() + (s + 1) * len); });
+            for (int pairs = 0; pairs < 2; pairs++) {
+                j.pairs = pairs;
+                std::vector<Timing> t(table.size(), Timing{NAN, NAN});
+                std::vector<bool> ok(table.size(), true);
+                for (size_t m = 0; m < table.size(); m++) {
+                    if (!o.selected[m] || !table[m].batched) continue;
+                    t[m] = time_gpu(c, table[m], j, stream, o.runs);
+                    std::vector<uint32_t> got(total), got_values(pairs ? total : 0);
+                    CUDA_CHECK(cudaMemcpy(got.data(), table[m].out_of_place ? j.out_keys : j.keys, total * 4,
+                                          cudaMemcpyDeviceToHost));
+                    if (pairs)
+                        CUDA_CHECK(cudaMemcpy(got_values.data(), table[m].out_of_place ? j.out_values : j.values,
+                                              total * 4, cudaMemcpyDeviceToHost));
+                    ok[m] = (got == want) && (!pairs || fingerprint(got, got_values) == want_print);
+                }
+                // Speed against CUB's best segmented sort.
+                double cub_best = INFINITY;
+                for (const char* name : {"cub_segmented_sort", "cub_segmented_radix"})
+                    if (o.selected[index_of(table, name)]) cub_best = std::min(cub_best, t[index_of(table, name)].best());
+                for (size_t m = 0; m < table.size(); m++) {
+                    if (!o.selected[m] || !table[m].batched) continue;
+                    report(csv, "batched", total, len, pairs, table[m], t[m], cub_best / t[m].best(), ok[m], true);
+                    all_ok = all_ok && ok[m];
+                }
+                printf("\n");
+                std::fflush(stdout);
+            }
+        }
+    }
+    return all_ok;
+}
+
 int main(int argc, char** argv) {
     const std::vector<Method> table = methods();
     std::string names;
     for (const Method& m : table) names += (names.empty() ? "" : ", ") + std::string(m.name);
+    const std::vector<const char*> profile_names = cases::profile_names();
+    const std::string profiles = cases::profile_list();
     const std::string details =
         "  --sizes LIST   single arrays: exponents A-B (2^A .. 2^B), or a comma list of exponents\n"
         "                 (<= 31) and key counts (> 31); default 10-26\n"
         "  --batched      also the batched section: 2^24 and 2^26 keys in arrays of 32 .. 65536\n"
         "  --batch-totals LIST, --batch-lens LIST   its sizes (same forms; default 24,26 and 32,256,1024,4096,65536)\n"
         "  --runs R       timed runs per method and size, the median reported (3 .. 1000, default 7)\n"
-        "  --csv FILE     write every measurement to FILE (default bitonic_bench.csv)\n"
+        "  --csv FILE     write every measurement to FILE (default bitonic_bench.csv), replaced only\n"
+        "                 when the whole run succeeds\n"
         "  --only LIST    a comma list of methods to time (default: all): " + names + "\n"
-        "  --seed S       seed of the random keys (default 1)\n";
-    ch12::CommandLine cl(argc, argv, "[--sizes LIST] [--batched] [--runs R] [--csv FILE] [--only LIST] [--seed S]",
+        "  --seed S       seed of the random keys (default 1)\n"
+        "  --profile NAME plan the bitonic sorts as on this GPU, emulated on the one here: " + profiles + "\n";
+    ch12::CommandLine cl(argc, argv,
+                         "[--sizes LIST] [--batched] [--runs R] [--csv FILE] [--only LIST] [--seed S] [--profile NAME]",
                          details);
     cl.option("--sizes").flag("--batched").option("--batch-totals").option("--batch-lens").option("--runs")
-      .option("--csv").option("--only").option("--seed");
+      .option("--csv").option("--only").option("--seed").option("--profile");
     cl.parse();
 
-    std::vector<uint64_t> sizes, totals, lens;
+    Options o;
     auto sizes_of = [&](const char* option, const char* fallback, std::vector<uint64_t>* out) {
         const char* text = cl.value(option) ? cl.value(option) : fallback;
         if (!parse_sizes(text, out))
             cl.fail(std::string(option) + " wants A-B (2^A .. 2^B, A <= B <= 31) or a comma list of exponents and "
                     "key counts, not '" + text + "'");
     };
-    sizes_of("--sizes", "10-26", &sizes);
-    sizes_of("--batch-totals", "24,26", &totals);
-    sizes_of("--batch-lens", "32,256,1024,4096,65536", &lens);
-    for (uint64_t l : lens)
+    sizes_of("--sizes", "10-26", &o.sizes);
+    sizes_of("--batch-totals", "24,26", &o.totals);
+    sizes_of("--batch-lens", "32,256,1024,4096,65536", &o.lens);
+    for (uint64_t l : o.lens)
         if ((l & (l - 1)) != 0) cl.fail("--batch-lens wants powers of two, not " + std::to_string(l));
-    const bool batched = cl.has("--batched");
-    if (!batched && (cl.has("--batch-totals") || cl.has("--batch-lens"))) cl.fail("--batch-totals and --batch-lens go with --batched");
-    const int runs = (int)cl.number("--runs", 3, 1000, 7);
-    const uint32_t seed = (uint32_t)cl.number("--seed", 0, 0xFFFFFFFFu, 1);
-    std::vector<bool> selected(table.size(), !cl.has("--only"));
+    o.batched = cl.has("--batched");
+    if (!o.batched && (cl.has("--batch-totals") || cl.has("--batch-lens")))
+        cl.fail("--batch-totals and --batch-lens go with --batched");
+    o.runs = (int)cl.number("--runs", 3, 1000, 7);
+    o.seed = (uint32_t)cl.number("--seed", 0, 0xFFFFFFFFu, 1);
+    o.selected.assign(table.size(), !cl.has("--only"));
     if (const char* only = cl.value("--only")) {
         std::string list = only;
         size_t pos = 0;
         for (;;) {
             const size_t comma = list.find(',', pos);
             const std::string item = list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-            size_t i = 0;
-            while (i < table.size() && item != table[i].name) i++;
+            const size_t i = index_of(table, item.c_str());
             if (i == table.size()) cl.fail("--only: no method '" + item + "' (the methods: " + names + ")");
-            selected[i] = true;
+            o.selected[i] = true;
             if (comma == std::string::npos) break;
             pos = comma + 1;
         }
     }
+    const bitonic::Profile* profile = nullptr;
+    if (cl.has("--profile")) profile = &bitonic::kProfiles[cl.choice("--profile", profile_names.data(), 0)];
     const std::string csv_path = cl.value("--csv") ? cl.value("--csv") : "bitonic_bench.csv";
-    FILE* csv = std::fopen(csv_path.c_str(), "w");
-    if (!csv) cl.fail("--csv: cannot write " + csv_path + ": " + std::strerror(errno));
+    const std::string unwritable = cases::SafeOutput::check(csv_path);  // opens nothing
+    if (!unwritable.empty()) cl.fail("--csv: cannot write " + csv_path + ": " + unwritable);
 
-    ch12::require_cuda_device(cl.name());
+    ch12::require_cuda_device(cl.name());  // before anything is opened for writing
 
+    cases::SafeOutput out;
+    const std::string not_opened = out.open(csv_path);
+    if (!not_opened.empty()) {
+        fprintf(stderr, "%s: --csv: %s\n", cl.name(), not_opened.c_str());
+        return 1;
+    }
+    FILE* csv = out.file();
+
+    int device = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
     cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
     int driver = 0, runtime = 0;
     CUDA_CHECK(cudaDriverGetVersion(&driver));
     CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
     char date[32];
     const std::time_t now = std::time(nullptr);
     std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
-    printf("bitonic sort benchmark -- %s (%d SMs), driver %d, runtime %d, %s\n", prop.name,
-           prop.multiProcessorCount, driver, runtime, date);
+    std::string emulated;
+    if (profile)
+        emulated = std::string("; the bitonic sorts planned as on ") + profile->gpu + " (profile " + profile->name +
+                   "), EMULATED on this GPU";
+    printf("bitonic sort benchmark -- %s (%d SMs), driver %d, runtime %d, %s%s\n", prop.name, prop.multiProcessorCount,
+           driver, runtime, date, emulated.c_str());
     printf("uniform random uint32 keys (mt19937, seed %u); GPU: CUDA events, device to device, sort only,\n"
            "median of %d runs after a warm-up, as plain launches and as a CUDA graph replay (the better\n"
            "counts); every result checked on the CPU. host: std::sort, one core (one run above 2^22 keys).\n\n",
-           seed, runs);
-    fprintf(csv, "# %s; %s\nsection,n,len,kind,method,launch_ms,graph_ms,best_ms,gkeys_per_s,speed_vs_cub,verified\n",
-            prop.name, date);
+           o.seed, o.runs);
+    fprintf(csv, "# %s; %s%s\nsection,n,len,kind,method,launch_ms,graph_ms,best_ms,gkeys_per_s,speed_vs_cub,verified\n",
+            prop.name, date, emulated.c_str());
 
-    auto index_of = [&](const char* name) {
-        for (size_t i = 0; i < table.size(); i++) if (std::strcmp(table[i].name, name) == 0) return i;
-        return table.size();
-    };
     cudaStream_t stream;
     CUDA_CHECK(cudaStreamCreate(&stream));
-    CachedAllocator thrust_alloc;
-    bitonic::Sorter sorter;
     bool all_ok = true;
-
-    // ================= single arrays =================
-    bool any_single = false;
-    for (size_t i = 0; i < table.size(); i++) any_single = any_single || (selected[i] && table[i].single);
-    if (any_single && !sizes.empty()) {
-        const uint64_t max_n = *std::max_element(sizes.begin(), sizes.end());
-        uint32_t *d_input = nullptr, *d_work = nullptr, *d_out = nullptr;
-        CUDA_CHECK(cudaMalloc(&d_input, max_n * 4));
-        CUDA_CHECK(cudaMalloc(&d_work, max_n * 4));
-        CUDA_CHECK(cudaMalloc(&d_out, max_n * 4));
-        void* d_cub_temp = nullptr;
-        size_t cub_temp_bytes = 0;
-        CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, cub_temp_bytes, d_work, d_out, (int)max_n));
-        CUDA_CHECK(cudaMalloc(&d_cub_temp, cub_temp_bytes));
-
-        printf("single arrays of uint32 keys\n%12s  %-13s %11s %11s %9s %8s  %s\n", "n", "method", "launches ms",
-               "graph ms", "Gkeys/s", "vs CUB", "check");
-        for (uint64_t n : sizes) {
-            std::vector<uint32_t> keys = cases::make_keys(cases::Input::uniform, bitonic::KeyType::u32, n, seed);
-            CUDA_CHECK(cudaMemcpy(d_input, keys.data(), n * 4, cudaMemcpyHostToDevice));
-            std::vector<double> host_ms;
-            std::vector<uint32_t> want;
-            const bool host = selected[index_of("std_sort")];
-            const int host_runs = (host && n <= (1u << 22)) ? runs : 1;  // std::sort of 2^26 keys takes 10 s
-            for (int r = 0; r < host_runs; r++) {
-                want = keys;
-                const auto t0 = std::chrono::steady_clock::now();
-                std::sort(want.begin(), want.end());
-                host_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-            }
-            bitonic::Request req;
-            req.len = n;
-            std::vector<Timing> t(table.size(), Timing{NAN, NAN});
-            std::vector<bool> ok(table.size(), true);
-            std::vector<uint32_t> got(n);
-            for (size_t m = 0; m < table.size(); m++) {
-                if (!selected[m] || !table[m].single) continue;
-                const std::string name = table[m].name;
-                if (name == "std_sort") {
-                    t[m] = {median(host_ms), median(host_ms)};
-                    continue;
-                }
-                bitonic::Design design;
-                const bool is_bitonic = bitonic::design_by_name(name.c_str(), &design);
-                if (is_bitonic) {
-                    req.design = design;
-                    sorter.reserve(req);
-                }
-                uint32_t* result = (name == "cub_radix") ? d_out : d_work;
-                auto restore = [&] {
-                    CUDA_CHECK(cudaMemcpyAsync(d_work, d_input, n * 4, cudaMemcpyDeviceToDevice, stream));
-                    if (result == d_out) CUDA_CHECK(cudaMemsetAsync(d_out, 0xAB, n * 4, stream));  // no stale pass
-                };
-                auto run = [&] {
-                    if (is_bitonic) sorter.sort(req, d_work, nullptr, stream);
-                    else if (name == "cub_radix")
-                        CUDA_CHECK(cub::DeviceRadixSort::SortKeys(d_cub_temp, cub_temp_bytes, d_work, d_out, (int)n, 0, 32, stream));
-                    else thrust::sort(thrust::cuda::par_nosync(thrust_alloc).on(stream), d_work, d_work + n, KeyLess());
-                    CUDA_CHECK_LAUNCH();
-                };
-                t[m] = time_gpu(stream, runs, table[m].capturable, restore, run);
-                CUDA_CHECK(cudaMemcpy(got.data(), result, n * 4, cudaMemcpyDeviceToHost));
-                ok[m] = (got == want);
-            }
-            const size_t cub = index_of("cub_radix");
-            for (size_t m = 0; m < table.size(); m++) {
-                if (!selected[m] || !table[m].single) continue;
-                const double gkeys = n / (t[m].best() * 1e-3) / 1e9;
-                const double vs = t[cub].best() / t[m].best();
-                printf("%12llu  %-13s %11.4f %11.4f %9.3f %8.2f  %s\n", (unsigned long long)n, table[m].name,
-                       t[m].launch_ms, t[m].graph_ms, gkeys, vs, ok[m] ? "ok" : "WRONG");
-                fprintf(csv, "single,%llu,%llu,keys,%s,%.6f,%.6f,%.6f,%.6f,%.4f,%s\n", (unsigned long long)n,
-                        (unsigned long long)n, table[m].name, t[m].launch_ms, t[m].graph_ms, t[m].best(), gkeys, vs,
-                        ok[m] ? "yes" : "no");
-                all_ok = all_ok && ok[m];
-            }
-            printf("\n");
-            std::fflush(stdout);
-        }
-        CUDA_CHECK(cudaFree(d_cub_temp));
-        CUDA_CHECK(cudaFree(d_out));
-        CUDA_CHECK(cudaFree(d_work));
-        CUDA_CHECK(cudaFree(d_input));
+    {
+        Context c(cl.name(), profile);
+        all_ok = single_section(table, o, c, stream, csv) && all_ok;
+        all_ok = batched_section(table, o, c, stream, csv) && all_ok;
+        printf("scratch memory of the bitonic sorts: %zu bytes at most\n", c.sorter.scratch_allocated());
     }
-
-    // ================= batched =================
-    if (batched) {
-        const uint64_t max_total = *std::max_element(totals.begin(), totals.end());
-        uint32_t *d_in_keys, *d_in_values, *d_keys, *d_values, *d_out_keys, *d_out_values;
-        int64_t* d_offsets;
-        uint64_t* d_words;
-        CUDA_CHECK(cudaMalloc(&d_in_keys, max_total * 4));
-        CUDA_CHECK(cudaMalloc(&d_in_values, max_total * 4));
-        CUDA_CHECK(cudaMalloc(&d_keys, max_total * 4));
-        CUDA_CHECK(cudaMalloc(&d_values, max_total * 4));
-        CUDA_CHECK(cudaMalloc(&d_out_keys, max_total * 4));
-        CUDA_CHECK(cudaMalloc(&d_out_values, max_total * 4));
-        CUDA_CHECK(cudaMalloc(&d_words, max_total * 8));
-        const uint64_t min_len = *std::min_element(lens.begin(), lens.end());
-        CUDA_CHECK(cudaMalloc(&d_offsets, (max_total / min_len + 1) * sizeof(int64_t)));
-        int* d_ioffsets;
-        CUDA_CHECK(cudaMalloc(&d_ioffsets, (max_total / min_len + 1) * sizeof(int)));
-        void* d_temp = nullptr;
-        size_t temp_bytes = 0;
-
-        printf("batched: count arrays of len uint32 keys (pairs: with a uint32 value each)\n"
-               "%10s %7s %-5s  %-19s %11s %11s %9s %8s  %s\n", "total", "len", "kind", "method", "launches ms",
-               "graph ms", "Gkeys/s", "vs CUB", "check");
-        for (uint64_t total : totals) {
-            std::vector<uint32_t> keys = cases::make_keys(cases::Input::uniform, bitonic::KeyType::u32, total, seed + 1);
-            std::vector<uint32_t> values(total);
-            for (uint64_t i = 0; i < total; i++) values[i] = (uint32_t)(i * 2654435761u);
-            CUDA_CHECK(cudaMemcpy(d_in_keys, keys.data(), total * 4, cudaMemcpyHostToDevice));
-            CUDA_CHECK(cudaMemcpy(d_in_values, values.data(), total * 4, cudaMemcpyHostToDevice));
-            for (uint64_t len : lens) {
-                if (len > total) continue;
-                const uint64_t count = total / len;
-                int len_bits = 0;
-                while ((uint64_t(1) << len_bits) < len) len_bits++;
-                std::vector<int64_t> offsets(count + 1);
-                std::vector<int> offsets32(count + 1);
-                for (uint64_t s = 0; s <= count; s++) { offsets[s] = (int64_t)(s * len); offsets32[s] = (int)(s * len); }
-                CUDA_CHECK(cudaMemcpy(d_offsets, offsets.data(), (count + 1) * sizeof(int64_t), cudaMemcpyHostToDevice));
-                CUDA_CHECK(cudaMemcpy(d_ioffsets, offsets32.data(), (count + 1) * sizeof(int), cudaMemcpyHostToDevice));
-                // The CPU's sorted keys, per array, and the pairs' fingerprint.
-                std::vector<uint32_t> want = keys;
-                cases::parallel_for(count, [&](size_t s) { std::sort(want.begin() + s * len, want.begin() + (s + 1) * len); });
-                const uint64_t want_print = fingerprint(keys, values);
-                for (int pairs = 0; pairs < 2; pairs++) {
-                    std::vector<Timing> t(table.size(), Timing{NAN, NAN});
-                    std::vector<bool> ok(table.size(), true);
-                    for (size_t m = 0; m < table.size(); m++) {
-                        if (!selected[m] || !table[m].batched) continue;
-                        const std::string name = table[m].name;
-                        bitonic::Design design;
-                        const bool is_bitonic = bitonic::design_by_name(name.c_str(), &design);
-                        bitonic::Request req;
-                        req.design = design;
-                        req.with_values = pairs;
-                        req.count = count;
-                        req.len = len;
-                        if (is_bitonic) sorter.reserve(req);
-                        // CUB's temporary storage, once per method and shape, outside the timing.
-                        size_t need = 0;
-                        if (name == "cub_segmented_sort") {
-                            if (pairs) CUDA_CHECK(cub::DeviceSegmentedSort::SortPairs(nullptr, need, d_keys, d_out_keys, d_values, d_out_values, (int64_t)total, (int64_t)count, d_offsets, d_offsets + 1, stream));
-                            else CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(nullptr, need, d_keys, d_out_keys, (int64_t)total, (int64_t)count, d_offsets, d_offsets + 1, stream));
-                        } else if (name == "cub_segmented_radix") {
-                            if (pairs) CUDA_CHECK(cub::DeviceSegmentedRadixSort::SortPairs(nullptr, need, d_keys, d_out_keys, d_values, d_out_values, (int)total, (int)count, d_ioffsets, d_ioffsets + 1, 0, 32, stream));
-                            else CUDA_CHECK(cub::DeviceSegmentedRadixSort::SortKeys(nullptr, need, d_keys, d_out_keys, (int)total, (int)count, d_ioffsets, d_ioffsets + 1, 0, 32, stream));
-                        }
-                        if (need > temp_bytes) {
-                            if (d_temp) CUDA_CHECK(cudaFree(d_temp));
-                            CUDA_CHECK(cudaMalloc(&d_temp, need));
-                            temp_bytes = need;
-                        }
-                        const bool out_of_place = name == "cub_segmented_sort" || name == "cub_segmented_radix";
-                        auto restore = [&] {
-                            CUDA_CHECK(cudaMemcpyAsync(d_keys, d_in_keys, total * 4, cudaMemcpyDeviceToDevice, stream));
-                            CUDA_CHECK(cudaMemcpyAsync(d_values, d_in_values, total * 4, cudaMemcpyDeviceToDevice, stream));
-                            CUDA_CHECK(cudaMemsetAsync(d_out_keys, 0xAB, total * 4, stream));  // no stale pass
-                            CUDA_CHECK(cudaMemsetAsync(d_out_values, 0xAB, total * 4, stream));
-                        };
-                        auto run = [&] {
-                            size_t bytes = temp_bytes;
-                            if (is_bitonic) {
-                                sorter.sort(req, d_keys, pairs ? d_values : nullptr, stream);
-                            } else if (name == "cub_segmented_sort") {
-                                if (pairs) CUDA_CHECK(cub::DeviceSegmentedSort::SortPairs(d_temp, bytes, d_keys, d_out_keys, d_values, d_out_values, (int64_t)total, (int64_t)count, d_offsets, d_offsets + 1, stream));
-                                else CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(d_temp, bytes, d_keys, d_out_keys, (int64_t)total, (int64_t)count, d_offsets, d_offsets + 1, stream));
-                            } else if (name == "cub_segmented_radix") {
-                                if (pairs) CUDA_CHECK(cub::DeviceSegmentedRadixSort::SortPairs(d_temp, bytes, d_keys, d_out_keys, d_values, d_out_values, (int)total, (int)count, d_ioffsets, d_ioffsets + 1, 0, 32, stream));
-                                else CUDA_CHECK(cub::DeviceSegmentedRadixSort::SortKeys(d_temp, bytes, d_keys, d_out_keys, (int)total, (int)count, d_ioffsets, d_ioffsets + 1, 0, 32, stream));
-                            } else {  // thrust_segid
-                                segid_pack<<<1024, 256, 0, stream>>>(d_keys, d_words, total, (uint32_t)len_bits);
-                                CUDA_CHECK_LAUNCH();
-                                auto policy = thrust::cuda::par_nosync(thrust_alloc).on(stream);
-                                if (pairs) thrust::sort_by_key(policy, d_words, d_words + total, d_values);
-                                else thrust::sort(policy, d_words, d_words + total);
-                                segid_unpack<<<1024, 256, 0, stream>>>(d_words, d_keys, total);
-                            }
-                            CUDA_CHECK_LAUNCH();
-                        };
-                        t[m] = time_gpu(stream, runs, table[m].capturable, restore, run);
-                        std::vector<uint32_t> got(total), got_values(pairs ? total : 0);
-                        CUDA_CHECK(cudaMemcpy(got.data(), out_of_place ? d_out_keys : d_keys, total * 4, cudaMemcpyDeviceToHost));
-                        if (pairs)
-                            CUDA_CHECK(cudaMemcpy(got_values.data(), out_of_place ? d_out_values : d_values, total * 4, cudaMemcpyDeviceToHost));
-                        ok[m] = (got == want) && (!pairs || fingerprint(got, got_values) == want_print);
-                    }
-                    // Speed against CUB's best segmented sort.
-                    double cub_best = INFINITY;
-                    for (const char* c : {"cub_segmented_sort", "cub_segmented_radix"})
-                        if (selected[index_of(c)]) cub_best = std::min(cub_best, t[index_of(c)].best());
-                    for (size_t m = 0; m < table.size(); m++) {
-                        if (!selected[m] || !table[m].batched) continue;
-                        const double gkeys = total / (t[m].best() * 1e-3) / 1e9;
-                        const double vs = cub_best / t[m].best();
-                        printf("%10llu %7llu %-5s  %-19s %11.4f %11.4f %9.3f %8.2f  %s\n", (unsigned long long)total,
-                               (unsigned long long)len, pairs ? "pairs" : "keys", table[m].name, t[m].launch_ms,
-                               t[m].graph_ms, gkeys, vs, ok[m] ? "ok" : "WRONG");
-                        fprintf(csv, "batched,%llu,%llu,%s,%s,%.6f,%.6f,%.6f,%.6f,%.4f,%s\n", (unsigned long long)total,
-                                (unsigned long long)len, pairs ? "pairs" : "keys", table[m].name, t[m].launch_ms,
-                                t[m].graph_ms, t[m].best(), gkeys, vs, ok[m] ? "yes" : "no");
-                        all_ok = all_ok && ok[m];
-                    }
-                    printf("\n");
-                    std::fflush(stdout);
-                }
-            }
-        }
-        if (d_temp) CUDA_CHECK(cudaFree(d_temp));
-        for (void* p : {(void*)d_in_keys, (void*)d_in_values, (void*)d_keys, (void*)d_values, (void*)d_out_keys,
-                        (void*)d_out_values, (void*)d_words, (void*)d_offsets, (void*)d_ioffsets})
-            CUDA_CHECK(cudaFree(p));
-    }
-
-    std::fclose(csv);
     CUDA_CHECK(cudaStreamDestroy(stream));
-    printf("scratch memory of the bitonic sorts: %zu bytes at most\n", sorter.scratch_allocated());
+    if (!all_ok) {
+        out.discard();
+        printf("every result checked on the CPU: SOME WRONG\n");
+        printf("CSV not written: %s is left as it was\n", csv_path.c_str());
+        return 1;
+    }
+    const std::string not_written = out.commit();
+    if (!not_written.empty()) {
+        fprintf(stderr, "%s: --csv %s: %s\n", cl.name(), csv_path.c_str(), not_written.c_str());
+        return 1;
+    }
     printf("CSV written to %s\n", csv_path.c_str());
-    printf("every result checked on the CPU: %s\n", all_ok ? "all correct" : "SOME WRONG");
-    return all_ok ? 0 : 1;
+    printf("every result checked on the CPU: all correct\n");
+    return 0;
 }

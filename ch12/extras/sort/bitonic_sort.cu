@@ -1,185 +1,219 @@
-// ch12/extras/sort/bitonic_sort.cu -- the library's one translation unit:
-// the three designs are compiled here once, and run, test and bench link it.
+// ch12/extras/sort/bitonic_sort.cu -- the library's one CUDA translation
+// unit: the designs are compiled here once, and run, test and bench link it.
 //
-// How a request is carried out:
-//   1. The fast design, arrays of at most one tile (65536 words with
-//      clusters, 4096 without): one tile kernel reads the caller's arrays,
-//      sorts every array in registers and shared memory, writes them back.
+// How a request is carried out (the plan: sort_request.cpp):
+//   1. A design with a fused sort (fast), arrays of at most one tile (65536
+//      words with clusters, 4096 without), a sort: one tile kernel reads the
+//      caller's arrays, sorts every array in registers and shared memory,
+//      writes them back.
 //   2. Otherwise the words must be dense -- each array a power of two long,
 //      back to back -- and hold raw order bits. Arrays that already are
 //      (uint32 keys, ascending, len = P, stride = len) are sorted in place.
 //      Dense arrays of other key types or order get their keys turned into
 //      order bits in place, and back afterwards. Anything else is copied,
 //      padded, into scratch memory and back.
+//   3. A merge (bitonic input) is step 2 with the design's last stage only.
+//      Padding an array with the largest word would break its bitonic shape;
+//      copies of its last word keep it (a flat run beside that word), and
+//      the unpack leaves exactly that many copies out again.
 #include "bitonic_sort.cuh"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
 
-#include "cuda_check.h"
+#include "design.cuh"
+#include "words.cuh"
+// The designs: one header each (and one line of BITONIC_DESIGNS).
 #include "design_chapter.cuh"
 #include "design_fast.cuh"
 #include "design_workgroup.cuh"
-#include "words.cuh"
 
 namespace bitonic {
 
-const DesignInfo kDesigns[] = {
-    {Design::chapter, "chapter", "63's kernel at scale: one launch per (k, j), every pass through global memory"},
-    {Design::workgroup, "workgroup", "1024-word shared-memory tiles and global steps (the GLSL article's design)"},
-    {Design::fast, "fast", "16 words per thread in registers, thread-block clusters, four distances per trip"},
-    {Design::fast, nullptr, nullptr},
+// ---- the designs' table -------------------------------------------------------------
+#define BITONIC_DESIGN_INFO(name, what) {Design::name, #name, what},
+const DesignInfo kDesigns[] = {BITONIC_DESIGNS(BITONIC_DESIGN_INFO){Design::fast, nullptr, nullptr}};
+#undef BITONIC_DESIGN_INFO
+
+namespace {
+
+using detail::Launch;
+using detail::Planes;
+using Run = Status (*)(const Planes&, const Launch&);
+
+// One row per design, built from its Ops: [0] keys (uint32 words), [1] pairs (uint64).
+struct DesignRow {
+    uint64_t (*fused_words)(const Tuning&);
+    Run sort_fused[2], sort_dense[2], merge_dense[2];
 };
+template <class Ops>
+constexpr DesignRow row() {
+    return {&Ops::fused_words,
+            {&Ops::template sort_fused<uint32_t>, &Ops::template sort_fused<uint64_t>},
+            {&Ops::template sort_dense<uint32_t>, &Ops::template sort_dense<uint64_t>},
+            {&Ops::template merge_dense<uint32_t>, &Ops::template merge_dense<uint64_t>}};
+}
+#define BITONIC_DESIGN_ROW(name, what) row<name::Ops>(),
+const DesignRow kRows[] = {BITONIC_DESIGNS(BITONIC_DESIGN_ROW)};
+#undef BITONIC_DESIGN_ROW
+static_assert(sizeof kRows / sizeof kRows[0] == sizeof kDesigns / sizeof kDesigns[0] - 1, "one row per design");
 
-const char* design_name(Design d) {
-    for (const DesignInfo* i = kDesigns; i->name; ++i)
-        if (i->design == d) return i->name;
-    return "?";
+Status from(const Problem& p) { return Status{p.code, cudaSuccess, p.detail}; }
+
+// ---- the devices' limits, read once per device ---------------------------------------
+Status read_limits(int device, Limits* out) {
+    int major = 0, minor = 0, sms = 0, threads = 0, optin = 0, per_sm = 0, reserved = 0, clusters = 0;
+    BITONIC_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    BITONIC_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+    BITONIC_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    BITONIC_CUDA(cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+    BITONIC_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    BITONIC_CUDA(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+    BITONIC_CUDA(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device));
+    BITONIC_CUDA(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
+    Limits l;
+    l.cc = major * 10 + minor;
+    l.sms = sms;
+    l.threads_per_sm = threads;
+    l.smem_per_block = (size_t)optin;
+    l.smem_per_sm = (size_t)per_sm;
+    l.smem_reserved = (size_t)reserved;
+    l.max_cluster = 1;
+    if (clusters) BITONIC_TRY(fast::max_cluster(device, l.cc, &l.max_cluster));
+    *out = l;
+    return {};
 }
 
-bool design_by_name(const char* name, Design* out) {
-    for (const DesignInfo* i = kDesigns; i->name; ++i)
-        if (std::strcmp(i->name, name) == 0) { *out = i->design; return true; }
-    return false;
-}
+struct DeviceSlot {
+    std::mutex mutex;
+    bool ready = false;
+    Limits limits;
+};
+std::once_flag g_slots_once;
+std::unique_ptr<DeviceSlot[]> g_slots;
+int g_slot_count = 0;
 
-const char* key_type_name(KeyType t) {
-    switch (t) {
-        case KeyType::i32: return "int32";
-        case KeyType::f32: return "float";
-        default: return "uint32";
+// The current device and its limits: read the first time, kept after (a
+// failed read is not kept: it is tried again next time).
+Status current_device(int* device, Limits* limits) {
+    BITONIC_CUDA(cudaGetDevice(device));
+    std::call_once(g_slots_once, [] {
+        int n = 0;
+        if (cudaGetDeviceCount(&n) != cudaSuccess || n < 0) {
+            (void)cudaGetLastError();
+            n = 0;
+        }
+        g_slots.reset(new DeviceSlot[(size_t)n + 1]);
+        g_slot_count = n;
+    });
+    if (*device < 0 || *device >= g_slot_count) return read_limits(*device, limits);
+    DeviceSlot& slot = g_slots[*device];
+    std::lock_guard<std::mutex> lock(slot.mutex);
+    if (!slot.ready) {
+        BITONIC_TRY(read_limits(*device, &slot.limits));
+        slot.ready = true;
     }
+    *limits = slot.limits;
+    return {};
 }
 
-bool key_type_by_name(const char* name, KeyType* out) {
-    for (KeyType t : {KeyType::u32, KeyType::i32, KeyType::f32})
-        if (std::strcmp(key_type_name(t), name) == 0) { *out = t; return true; }
-    return false;
+// The device, its tuning under the profile, and the plan of a request that
+// check() accepted.
+struct Context {
+    int device = 0;
+    Tuning tuning;
+    Plan plan;
+};
+Status prepare(const Request& r, const Profile* profile, Context* c) {
+    Limits device;
+    BITONIC_TRY(current_device(&c->device, &device));
+    const Problem p = tune(lowered(device, profile), &c->tuning);
+    if (!p.ok()) return from(p);
+    c->plan = make_plan(r, kRows[(int)r.design].fused_words(c->tuning));
+    return {};
 }
+
+}  // namespace
 
 namespace detail {
 
-__global__ void pack_kernel(Planes from, uint32_t* keys, uint32_t* values) {
+// The padded copy: the caller's arrays -> dense planes of order bits (pack),
+// and back (unpack). Padding is the largest word -- or, for a merge
+// (pad_last), copies of the array's last word. One thread per padded index.
+__global__ void pack_kernel(Planes from, uint32_t* keys, uint32_t* values, bool pad_last) {
     for (uint64_t x = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; x < from.total;
          x += (uint64_t)gridDim.x * blockDim.x) {
         uint64_t a;
         if (address_of(from, x, &a)) {
             keys[x] = encode(from.keys[a], from.in);
             if (values && values != from.values) values[x] = from.values[a];
-        } else {  // padding: the largest word
+        } else if (pad_last) {  // x < total: its array s exists, and has len >= 2 keys
+            a = (x >> from.seg_bits) * from.stride + (from.len - 1);
+            keys[x] = encode(from.keys[a], from.in);
+            if (values) values[x] = from.values[a];
+        } else {
             keys[x] = 0xFFFFFFFFu;
             if (values) values[x] = 0xFFFFFFFFu;
         }
     }
 }
 
-__global__ void unpack_kernel(const uint32_t* keys, const uint32_t* values, Planes to) {
+// For a merge padded with copies: where each sorted array's run of its last
+// word w ends (the first index whose word is larger), by binary search. The
+// unpack leaves the P - len copies just before that index out.
+template <typename W>
+__global__ void bounds_kernel(Planes user, const uint32_t* keys, const uint32_t* values, uint32_t* bounds) {
+    const uint64_t s = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (s >= user.count) return;
+    const uint64_t last = s * user.stride + (user.len - 1);
+    const W w = make_word<W>(encode(user.keys[last], user.in), sizeof(W) == 8 ? user.values[last] : 0u);
+    const uint64_t base = s << user.seg_bits;
+    uint64_t lo = 0, hi = uint64_t(1) << user.seg_bits;  // the first index in [lo, hi) whose word > w
+    while (lo < hi) {
+        const uint64_t mid = (lo + hi) / 2;
+        const W m = make_word<W>(keys[base + mid], sizeof(W) == 8 ? values[base + mid] : 0u);
+        if (m <= w) lo = mid + 1;
+        else hi = mid;
+    }
+    bounds[s] = (uint32_t)lo;
+}
+
+// bounds: null, or (a merge padded with copies) each array's bound above.
+__global__ void unpack_kernel(const uint32_t* keys, const uint32_t* values, Planes to, const uint32_t* bounds) {
     for (uint64_t x = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; x < to.total;
          x += (uint64_t)gridDim.x * blockDim.x) {
         uint64_t a;
         if (address_of(to, x, &a)) {
-            to.keys[a] = decode(keys[x], to.out);
-            if (values && values != to.values) to.values[a] = values[x];
+            uint64_t from = x;
+            if (bounds) {  // padded index o < len: skip the P - len copies that end at the bound
+                const uint64_t s = x >> to.seg_bits, o = x & ((uint64_t(1) << to.seg_bits) - 1);
+                const uint64_t pad = (uint64_t(1) << to.seg_bits) - to.len;
+                if (o + pad >= bounds[s]) from = x + pad;
+            }
+            to.keys[a] = decode(keys[from], to.out);
+            if (values && values != to.values) to.values[a] = values[from];
         }
     }
 }
 
-static Codec make_codec(KeyType t, Order o) {
-    Codec c = kIdentity;
-    if (t == KeyType::i32) c.b = 0x80000000u;
-    if (t == KeyType::f32) { c.a = 0x7FFFFFFFu; c.b = 0x80000000u; }
-    if (o == Order::descending) c.b ^= 0xFFFFFFFFu;
-    return c;
-}
-
-// What a request takes.
-struct Plan {
-    bool nothing = false;  // fewer than two keys per array, or no arrays
-    uint64_t P = 1;
-    int seg_bits = 0;
-    uint64_t total = 0;    // count * P
-    uint64_t stride = 0;
-    bool pairs = false;
-    bool fused = false;    // one tile kernel, straight from the caller's arrays
-    bool dense = false;    // the caller's arrays are dense: len = P, back to back
-    bool raw = false;      // ... and already hold order bits (uint32, ascending)
-    Codec codec = kIdentity;
-    size_t scratch = 0;    // bytes
-};
-
-static Plan make_plan(const Request& r) {
-    Plan p;
-    p.stride = r.stride ? r.stride : r.len;
-    if (r.count == 0 || r.len <= 1) {
-        p.nothing = true;
-        return p;
-    }
-    while (p.P < r.len) { p.P *= 2; p.seg_bits++; }
-    p.total = (uint64_t)r.count * p.P;
-    p.pairs = r.with_values;
-    p.codec = make_codec(r.key_type, r.order);
-    p.dense = (r.len == p.P) && (r.count == 1 || p.stride == r.len);
-    p.raw = p.dense && p.codec.a == 0 && p.codec.b == 0;
-    p.fused = (r.design == Design::fast) && p.P <= fast::max_tile_words();
-    if (!p.fused && !p.dense) p.scratch = p.total * (p.pairs ? 8 : 4);
-    return p;
-}
-
 }  // namespace detail
-
-const char* check(const Request& r) {
-    const size_t stride = r.stride ? r.stride : r.len;
-    if (stride < r.len) return "the stride is shorter than an array";
-    if (r.count == 0 || r.len <= 1) return nullptr;
-    uint64_t P = 1;
-    while (P < r.len) P *= 2;
-    if (P > (uint64_t(1) << 31) || (uint64_t)r.count > (uint64_t(1) << 31) / P)
-        return "too many keys: count times len rounded up to a power of two must be at most 2^31";
-    if ((uint64_t)(r.count - 1) * stride + r.len > (uint64_t(1) << 40))
-        return "the batch spans more than 2^40 keys";
-    return nullptr;
-}
-
-size_t scratch_bytes(const Request& r) {
-    if (check(r)) return 0;
-    return detail::make_plan(r).scratch;
-}
 
 namespace {
 
-template <typename W>
-void sort_dense(Design d, const detail::Planes& p, uint32_t P, int seg_bits, cudaStream_t stream) {
-    switch (d) {
-        case Design::chapter: chapter::sort_dense<W>(p, P, stream); break;
-        case Design::workgroup: workgroup::sort_dense<W>(p, P, stream); break;
-        case Design::fast: fast::sort_dense<W>(p, seg_bits, stream); break;
-    }
-}
-
-[[noreturn]] void misuse(const char* what) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "bitonic::sort: %s\n", what);
-    std::exit(1);
-}
-
-}  // namespace
-
-void sort(const Request& r, void* d_keys, uint32_t* d_values, void* d_scratch, size_t scratch_size,
-          cudaStream_t stream) {
-    if (const char* problem = check(r)) misuse(problem);
-    const detail::Plan plan = detail::make_plan(r);
-    if (plan.nothing) return;
-    if (r.with_values && d_values == nullptr) misuse("with_values is set but there is no values array");
-    if (((uintptr_t)d_keys | (uintptr_t)(r.with_values ? d_values : nullptr)) & 15)
-        misuse("the keys and values must be 16-byte aligned (as cudaMalloc returns them)");
-    if (plan.scratch > scratch_size) misuse("the scratch memory is smaller than scratch_bytes() asks for");
+// A request that check() accepted, with arguments that check_call() accepted.
+Status run(const Request& r, const Context& c, void* d_keys, uint32_t* d_values, void* d_scratch,
+           cudaStream_t stream) {
+    const Plan& plan = c.plan;
+    const Launch launch{c.tuning, c.device, stream};
+    const DesignRow& design = kRows[(int)r.design];
+    const int w = plan.pairs ? 1 : 0;
 
     // The caller's arrays, as words.
-    detail::Planes user = {};
+    Planes user = {};
     user.keys = static_cast<uint32_t*>(d_keys);
-    user.values = r.with_values ? d_values : nullptr;
+    user.values = plan.pairs ? d_values : nullptr;
     user.in = user.out = plan.codec;
     user.count = r.count;
     user.stride = plan.stride;
@@ -188,84 +222,146 @@ void sort(const Request& r, void* d_keys, uint32_t* d_values, void* d_scratch, s
     user.total = plan.total;
     user.dense = plan.dense;
     user.vec = plan.dense;
-
-    if (plan.fused) {
-        if (plan.pairs) fast::sort_in_tiles<uint64_t>(user, plan.seg_bits, stream);
-        else fast::sort_in_tiles<uint32_t>(user, plan.seg_bits, stream);
-        return;
-    }
+    if (plan.fused) return design.sort_fused[w](user, launch);
 
     // Dense planes of raw order bits: the caller's arrays, or scratch.
-    detail::Planes work = user;
-    work.in = work.out = detail::kIdentity;
+    Planes work = user;
+    work.in = work.out = kIdentity;
     work.stride = plan.P;
     work.len = (uint32_t)plan.P;
     work.dense = work.vec = true;
+    uint32_t* bounds = nullptr;
     if (!plan.dense) {
-        work.keys = static_cast<uint32_t*>(d_scratch);
-        work.values = plan.pairs ? work.keys + plan.total : nullptr;
+        char* scratch = static_cast<char*>(d_scratch);
+        work.keys = reinterpret_cast<uint32_t*>(scratch);
+        work.values = plan.pairs ? reinterpret_cast<uint32_t*>(scratch + plan.values_offset) : nullptr;
+        if (plan.pad_copies) bounds = reinterpret_cast<uint32_t*>(scratch + plan.bounds_offset);
     }
     const bool convert = !plan.raw;  // to order bits and back (in place when dense)
-    const uint32_t threads = 256;
-    const uint32_t blocks = (uint32_t)std::min<uint64_t>((plan.total + threads - 1) / threads, 65535u * 8);
+    const uint32_t threads = kStreamThreads;
+    const uint32_t blocks = (uint32_t)std::min<uint64_t>((plan.total + threads - 1) / threads, c.tuning.stream_blocks);
     if (convert) {
-        detail::pack_kernel<<<blocks, threads, 0, stream>>>(user, work.keys, work.values);
-        CUDA_CHECK_LAUNCH();
+        detail::pack_kernel<<<blocks, threads, 0, stream>>>(user, work.keys, work.values, plan.pad_copies);
+        BITONIC_LAUNCHED("pack_kernel launch");
     }
-    if (plan.pairs) sort_dense<uint64_t>(r.design, work, (uint32_t)plan.P, plan.seg_bits, stream);
-    else sort_dense<uint32_t>(r.design, work, (uint32_t)plan.P, plan.seg_bits, stream);
+    BITONIC_TRY((plan.merge ? design.merge_dense[w] : design.sort_dense[w])(work, launch));
+    if (bounds) {
+        const uint32_t b = (uint32_t)((r.count + threads - 1) / threads);
+        if (plan.pairs) detail::bounds_kernel<uint64_t><<<b, threads, 0, stream>>>(user, work.keys, work.values, bounds);
+        else detail::bounds_kernel<uint32_t><<<b, threads, 0, stream>>>(user, work.keys, work.values, bounds);
+        BITONIC_LAUNCHED("bounds_kernel launch");
+    }
     if (convert) {
-        detail::unpack_kernel<<<blocks, threads, 0, stream>>>(work.keys, work.values, user);
-        CUDA_CHECK_LAUNCH();
+        detail::unpack_kernel<<<blocks, threads, 0, stream>>>(work.keys, work.values, user, bounds);
+        BITONIC_LAUNCHED("unpack_kernel launch");
     }
+    return {};
+}
+
+bool nothing_to_do(const Request& r) { return r.count == 0 || r.len <= 1; }
+
+}  // namespace
+
+std::string message(const Status& s) {
+    if (s.ok()) return "ok";
+    std::string m = std::string("bitonic sort: ") + errc_name(s.code);
+    if (s.code == Errc::cuda)
+        return m + " in " + s.detail + ": " + cudaGetErrorString(s.cuda) + " (" + cudaGetErrorName(s.cuda) + ")";
+    return m + ": " + s.detail;
+}
+
+Status check(const Request& r) { return from(check_request(r)); }
+
+Status device_limits(Limits* out, const Profile* profile) {
+    int device = 0;
+    Limits l;
+    BITONIC_TRY(current_device(&device, &l));
+    *out = lowered(l, profile);
+    return {};
+}
+
+Status scratch_bytes(const Request& r, size_t* bytes, const Profile* profile) {
+    *bytes = 0;
+    BITONIC_TRY(check(r));
+    if (nothing_to_do(r)) return {};
+    Context c;
+    BITONIC_TRY(prepare(r, profile, &c));
+    *bytes = c.plan.scratch;
+    return {};
+}
+
+Status sort(const Request& r, void* d_keys, uint32_t* d_values, void* d_scratch, size_t scratch_size,
+            cudaStream_t stream, const Profile* profile) {
+    BITONIC_TRY(check(r));
+    if (nothing_to_do(r)) return {};
+    Context c;
+    BITONIC_TRY(prepare(r, profile, &c));
+    const Problem p = check_call(r, c.plan, d_keys, d_values, d_scratch, scratch_size);
+    if (!p.ok()) return from(p);
+    return run(r, c, d_keys, d_values, d_scratch, stream);
 }
 
 Sorter::~Sorter() {
-    if (scratch_) cudaFree(scratch_);
+    if (scratch_) (void)cudaFree(scratch_);
 }
 
-void Sorter::reserve(const Request& r) {
-    const size_t need = scratch_bytes(r);
-    if (need <= bytes_) return;
-    if (scratch_) CUDA_CHECK(cudaFree(scratch_));
-    scratch_ = nullptr;
-    bytes_ = 0;
-    CUDA_CHECK(cudaMalloc(&scratch_, need));
-    bytes_ = need;
+// Scratch of at least `need` bytes on `device` (the current one).
+static Status grow(void** scratch, size_t* bytes, int* on_device, size_t need, int device) {
+    if (need == 0 || (need <= *bytes && device == *on_device)) return {};
+    if (*scratch) {
+        const cudaError_t e = cudaFree(*scratch);
+        *scratch = nullptr;
+        *bytes = 0;
+        if (e != cudaSuccess) return detail::cuda_failed(e, "cudaFree (the Sorter's old scratch)");
+    }
+    BITONIC_CUDA(cudaMalloc(scratch, need));
+    *bytes = need;
+    *on_device = device;
+    return {};
 }
 
-void Sorter::sort(const Request& r, void* d_keys, uint32_t* d_values, cudaStream_t stream) {
-    reserve(r);
-    bitonic::sort(r, d_keys, d_values, scratch_, bytes_, stream);
+Status Sorter::reserve(const Request& r) {
+    BITONIC_TRY(check(r));
+    if (nothing_to_do(r)) return {};
+    Context c;
+    BITONIC_TRY(prepare(r, profile_, &c));
+    return grow(&scratch_, &bytes_, &device_, c.plan.scratch, c.device);
+}
+
+Status Sorter::sort(const Request& r, void* d_keys, uint32_t* d_values, cudaStream_t stream) {
+    BITONIC_TRY(check(r));
+    if (nothing_to_do(r)) return {};
+    Context c;
+    BITONIC_TRY(prepare(r, profile_, &c));
+    BITONIC_TRY(grow(&scratch_, &bytes_, &device_, c.plan.scratch, c.device));
+    const Problem p = check_call(r, c.plan, d_keys, d_values, scratch_, bytes_);
+    if (!p.ok()) return from(p);
+    return run(r, c, d_keys, d_values, scratch_, stream);
 }
 
 namespace fast {
 
-bool clusters_of_16() {
-    static int answer = -1;
-    if (answer < 0) {
-        answer = 0;
-        int device = 0, major = 0;
-        CUDA_CHECK(cudaGetDevice(&device));
-        CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-        const char* env = std::getenv("CH12_FAST_NO_CLUSTERS");  // for tuning and tests: tiles of one block
-        if (major >= 9 && !(env && env[0] == '1')) {
-            auto kernel = tile_kernel<kBlockBits + 4, false, uint32_t>;
-            CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-            cudaLaunchConfig_t config = {};
-            config.gridDim = dim3(16);
-            config.blockDim = dim3(kThreads);
-            cudaLaunchAttribute attribute[1];
-            attribute[0].id = cudaLaunchAttributeClusterDimension;
-            attribute[0].val.clusterDim = {16u, 1u, 1u};
-            config.attrs = attribute;
-            config.numAttrs = 1;
-            int clusters = 0;
-            if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) == cudaSuccess && clusters > 0) answer = 1;
-            (void)cudaGetLastError();  // a refused size is an answer, not an error
-        }
-    }
-    return answer == 1;
+Status max_cluster(int device, int cc, int* out) {
+    *out = 1;
+    if (cc < 90) return {};
+    auto kernel = tile_kernel<kBlockBits + 4, true, uint32_t>;
+    cudaFuncAttributes attributes;
+    BITONIC_CUDA(cudaFuncGetAttributes(&attributes, kernel));
+    if (attributes.ptxVersion < 90) return {};  // compiled for an older GPU: its cluster code is a trap
+    *out = 8;                                   // the portable cluster size
+    BITONIC_TRY((configure_tiles<kBlockBits + 4, true, uint32_t>(device, 0)));
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(16);
+    config.blockDim = dim3(kThreads);
+    cudaLaunchAttribute attribute[1];
+    attribute[0].id = cudaLaunchAttributeClusterDimension;
+    attribute[0].val.clusterDim = {16u, 1u, 1u};
+    config.attrs = attribute;
+    config.numAttrs = 1;
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) == cudaSuccess && clusters > 0) *out = 16;
+    (void)cudaGetLastError();  // a refused size is an answer, not an error
+    return {};
 }
 
 }  // namespace fast

@@ -1,23 +1,25 @@
 // ch12/extras/sort/design_chapter.cuh -- the chapter's design at scale.
 //
-// Section 12.3's kernel (63), its body unchanged but for two things: the
-// thread index becomes blockIdx.x * blockDim.x + threadIdx.x, so a grid of
-// n threads covers any power-of-two n, and the words are uint32 keys or
-// (key, value) pairs. One launch per (k, j) pass; every pass reads and
-// writes global memory. The batch form sorts count arrays of P = 2^p words
-// side by side: their stages k <= P are the same network, except that the
-// last stage, k = P, sorts every array ascending.
+// Section 12.3's kernel (63), its compare-exchange as the book writes it, with
+// three changes: the thread index becomes blockIdx.x * blockDim.x +
+// threadIdx.x, so a grid of n threads covers any power-of-two n; the words
+// are loaded and stored through words.cuh (uint32 keys, or (key, value)
+// pairs as 64-bit words); and the direction test gains `|| k >= P`, so that
+// a batch of arrays of P words side by side is sorted by the same passes:
+// their stages k <= P are the same network, except that each array's last
+// stage, k = P, sorts it ascending. One launch per (k, j) pass; every pass
+// reads and writes global memory.
 #pragma once
 
 #include <cstdint>
 #include <cuda_runtime.h>
 
-#include "cuda_check.h"
-#include "words.cuh"
+#include "design.cuh"
 
 namespace bitonic {
 namespace chapter {
 
+using detail::Launch;
 using detail::Planes;
 
 template <typename W>
@@ -37,23 +39,31 @@ __global__ void bitonic_sort_kernel(Planes g_a, uint32_t n, uint32_t k, uint32_t
     }
 }
 
-// Sorts each of the total / P arrays of dense planes (raw order bits) in
-// place. Returns the number of launches (passes).
-template <typename W>
-inline int sort_dense(const Planes& p, uint32_t P, cudaStream_t stream) {
-    const uint32_t n = (uint32_t)p.total;
-    const uint32_t threads = 256;
-    const uint32_t blocks = (n + threads - 1) / threads;
-    int passes = 0;
-    for (uint32_t k = 2; k <= P && k != 0; k *= 2) {
-        for (uint32_t j = k / 2; j > 0; j /= 2) {
-            bitonic_sort_kernel<W><<<blocks, threads, 0, stream>>>(p, n, k, j, P);
-            CUDA_CHECK_LAUNCH();
-            passes++;
+struct Ops {
+    static uint64_t fused_words(const Tuning&) { return 0; }  // every sort goes through dense planes
+
+    // The passes (k, j) of stages k_first .. P, one launch each.
+    template <typename W>
+    static Status passes(const Planes& p, uint32_t k_first, const Launch& l) {
+        const uint32_t n = (uint32_t)p.total;
+        const uint32_t P = 1u << p.seg_bits;
+        const uint32_t threads = 256;
+        const uint32_t blocks = (n + threads - 1) / threads;
+        for (uint32_t k = k_first; k <= P && k != 0; k *= 2) {
+            for (uint32_t j = k / 2; j > 0; j /= 2) {
+                bitonic_sort_kernel<W><<<blocks, threads, 0, l.stream>>>(p, n, k, j, P);
+                BITONIC_LAUNCHED("chapter: bitonic_sort_kernel launch");
+            }
         }
+        return {};
     }
-    return passes;
-}
+    template <typename W>
+    static Status sort_dense(const Planes& p, const Launch& l) { return passes<W>(p, 2, l); }
+    template <typename W>
+    static Status merge_dense(const Planes& p, const Launch& l) { return passes<W>(p, 1u << p.seg_bits, l); }
+    template <typename W>
+    static Status sort_fused(const Planes&, const Launch&) { return {Errc::unsupported, cudaSuccess, "chapter: no fused sort"}; }
+};
 
 }  // namespace chapter
 }  // namespace bitonic

@@ -46,18 +46,18 @@
 //    4096 / P short arrays at once.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <cuda_runtime.h>
 #include <cooperative_groups.h>
 
-#include "cuda_check.h"
-#include "words.cuh"
+#include "design.cuh"
 
 namespace bitonic {
 namespace fast {
 
+using detail::Launch;
 using detail::Planes;
 
 constexpr int kLogE = 4;
@@ -65,6 +65,7 @@ constexpr int kE = 1 << kLogE;  // words per thread
 constexpr int kThreads = 256;   // 16 words each: blocks of 4096 words
 constexpr int kBlockBits = 12;
 constexpr uint32_t kBlockWords = 1u << kBlockBits;
+static_assert(kBlockBits == kFastBlockBits, "tuning.h plans with the same blocks");
 
 // Shared-memory layout (idea 5): word i of a block lives at slot
 // swizzle(i) = i ^ G(i >> 5), G a fixed XOR of the 5-bit constants below, one
@@ -371,8 +372,33 @@ __global__ void __launch_bounds__(kGlobalThreads) global_kernel(Planes io, uint3
     for (int r = 0; r < kRows; ++r) v[r].store(io, base + ((uint32_t)r << b));
 }
 
+// A small merge, for arrays of P < 4096 words (below one block): one block
+// per 4096 words in shared memory, steps P/2 .. 1 ascending, a barrier after
+// each. Only merges of such short arrays use it.
 template <typename W>
-inline void launch_global(const Planes& io, uint32_t n, int nb, int b, uint32_t k, cudaStream_t stream) {
+__global__ void __launch_bounds__(kThreads) merge_small_kernel(Planes io, int seg_bits) {
+    __shared__ W s[kBlockWords];
+    const uint64_t base = (uint64_t)blockIdx.x * kBlockWords;
+#pragma unroll
+    for (int r = 0; r < kE; ++r) s[r * kThreads + threadIdx.x] = detail::load_word<W>(io, base + r * kThreads + threadIdx.x);
+    __syncthreads();
+    for (uint32_t j = 1u << (seg_bits - 1); j > 0; j >>= 1) {
+#pragma unroll
+        for (int q = 0; q < kE / 2; ++q) {
+            const uint32_t t = q * kThreads + threadIdx.x;
+            const uint32_t i = 2 * t - (t & (j - 1));  // t with a 0 inserted at j's bit
+            const W x = s[i], y = s[i + j];
+            s[i] = min(x, y);
+            s[i + j] = max(x, y);
+        }
+        __syncthreads();
+    }
+#pragma unroll
+    for (int r = 0; r < kE; ++r) detail::store_word<W>(io, base + r * kThreads + threadIdx.x, s[r * kThreads + threadIdx.x]);
+}
+
+template <typename W>
+inline Status launch_global(const Planes& io, uint32_t n, int nb, int b, uint32_t k, cudaStream_t stream) {
     constexpr uint32_t G = sizeof(W) == 4 ? 4 : 2;
     const uint32_t threads = (n >> nb) / G;
     const uint32_t blocks = (threads + kGlobalThreads - 1) / kGlobalThreads;
@@ -382,31 +408,53 @@ inline void launch_global(const Planes& io, uint32_t n, int nb, int b, uint32_t 
         case 3: global_kernel<3, W><<<blocks, kGlobalThreads, 0, stream>>>(io, n, b, k); break;
         default: global_kernel<4, W><<<blocks, kGlobalThreads, 0, stream>>>(io, n, b, k); break;
     }
-    CUDA_CHECK_LAUNCH();
+    BITONIC_LAUNCHED("fast: global_kernel launch");
+    return {};
 }
 
-// spread_bytes: extra (unused) dynamic shared memory per block. A single
-// cluster would otherwise be packed onto a few SMs, several blocks each;
-// asking for more shared memory than two blocks can share puts every block
-// on an SM of its own.
-constexpr size_t kSpreadBytes = 120 * 1024;
+// Kernel attributes, set once per device and kernel, and only where a
+// launch needs them: 16-block clusters need the non-portable cluster size
+// allowed; the spread needs its dynamic shared memory allowed (never more
+// than the device's limit: tune() keeps static + spread within it).
+struct TileAttributes {
+    std::atomic<bool> non_portable[detail::kAttributeDevices];
+    std::atomic<size_t> dynamic_smem[detail::kAttributeDevices];
+};
+template <int kTileBits, bool kScratch, typename W>
+TileAttributes& tile_attributes() {
+    static TileAttributes a{};
+    return a;
+}
 
 template <int kTileBits, bool kScratch, typename W>
-inline void launch_tiles(const Planes& io, uint32_t blocks, uint32_t k, int seg_bits, size_t spread_bytes,
-                         cudaStream_t stream) {
+inline Status configure_tiles(int device, size_t spread_bytes) {
     auto kernel = tile_kernel<kTileBits, kScratch, W>;
-    static bool configured = false;
-    if (!configured) {
-        CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kSpreadBytes));
-        if (kTileBits - kBlockBits == 4)
-            CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-        configured = true;
+    TileAttributes& a = tile_attributes<kTileBits, kScratch, W>();
+    const bool cached = device >= 0 && device < detail::kAttributeDevices;
+    if (kTileBits - kBlockBits == 4 && !(cached && a.non_portable[device].load(std::memory_order_acquire))) {
+        BITONIC_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+        if (cached) a.non_portable[device].store(true, std::memory_order_release);
     }
+    if (spread_bytes > 0 && !(cached && a.dynamic_smem[device].load(std::memory_order_acquire) >= spread_bytes)) {
+        BITONIC_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)spread_bytes));
+        if (cached) a.dynamic_smem[device].store(spread_bytes, std::memory_order_release);
+    }
+    return {};
+}
+
+// spread_bytes: extra (unused) dynamic shared memory per block (the tuning's
+// fast_spread: a single cluster spread one block per SM), or 0.
+template <int kTileBits, bool kScratch, typename W>
+inline Status launch_tiles(const Planes& io, uint32_t blocks, uint32_t k, int seg_bits, size_t spread_bytes,
+                           const Launch& l) {
+    auto kernel = tile_kernel<kTileBits, kScratch, W>;
+    if (kTileBits - kBlockBits == 4 || spread_bytes > 0)
+        BITONIC_TRY((configure_tiles<kTileBits, kScratch, W>(l.device, spread_bytes)));
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(blocks);
     config.blockDim = dim3(kThreads);
     config.dynamicSmemBytes = spread_bytes;
-    config.stream = stream;
+    config.stream = l.stream;
     cudaLaunchAttribute attribute[1];
     attribute[0].id = cudaLaunchAttributeClusterDimension;
     attribute[0].val.clusterDim.x = 1u << (kTileBits - kBlockBits);
@@ -414,60 +462,92 @@ inline void launch_tiles(const Planes& io, uint32_t blocks, uint32_t k, int seg_
     attribute[0].val.clusterDim.z = 1;
     config.attrs = attribute;
     config.numAttrs = (kTileBits > kBlockBits) ? 1 : 0;
-    CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, io, k, seg_bits));
+    const cudaError_t e = cudaLaunchKernelEx(&config, kernel, io, k, seg_bits);
+    if (e != cudaSuccess) return detail::cuda_failed(e, "fast: tile_kernel launch (cudaLaunchKernelEx)");
+    return {};
 }
 
-// Can this GPU run clusters of 16 of our blocks? (Hopper: yes; before: no
-// clusters at all.) Asked once per process.
-bool clusters_of_16();
+// Can this device run the tile kernel in clusters of 16 blocks? Hopper and
+// later can, when this build has their code (a kernel compiled from PTX for
+// an older GPU has no cluster code: see tile_kernel). Answers 16, 8 (the
+// portable size) or 1 (no clusters). Asked once per device (device_limits).
+Status max_cluster(int device, int cc, int* out);
 
-// The largest array (in padded words) one tile kernel sorts: 65536 with
-// clusters, 4096 without.
-inline uint32_t max_tile_words() { return clusters_of_16() ? (1u << (kBlockBits + 4)) : kBlockWords; }
-
-// One tile kernel for arrays of P = 2^seg_bits <= max_tile_words() words,
+// One tile kernel for arrays of P = 2^seg_bits <= fused_words() words,
 // straight from the caller's planes (codecs, padding, batch layout).
 template <typename W>
-inline void sort_in_tiles(const Planes& io, int seg_bits, cudaStream_t stream) {
+inline Status sort_in_tiles(const Planes& io, const Launch& l) {
+    const int seg_bits = io.seg_bits;
     const uint32_t blocks = (uint32_t)((io.total + kBlockWords - 1) / kBlockWords);
     // A single cluster is spread one block per SM (latency); many are not.
-    const size_t spread = (io.total <= (1u << 16) && seg_bits > kBlockBits) ? kSpreadBytes : 0;
+    const size_t spread =
+        (io.total <= (1u << 16) && seg_bits > kBlockBits) ? l.tuning.fast_spread[sizeof(W) == 8 ? 1 : 0] : 0;
     switch (seg_bits <= kBlockBits ? kBlockBits : seg_bits) {
-        case 12: launch_tiles<12, true, W>(io, blocks, 0, seg_bits, 0, stream); break;
-        case 13: launch_tiles<13, true, W>(io, blocks, 0, seg_bits, spread, stream); break;
-        case 14: launch_tiles<14, true, W>(io, blocks, 0, seg_bits, spread, stream); break;
-        case 15: launch_tiles<15, true, W>(io, blocks, 0, seg_bits, spread, stream); break;
-        default: launch_tiles<16, true, W>(io, blocks, 0, seg_bits, spread, stream); break;
+        case 12: return launch_tiles<12, true, W>(io, blocks, 0, seg_bits, 0, l);
+        case 13: return launch_tiles<13, true, W>(io, blocks, 0, seg_bits, spread, l);
+        case 14: return launch_tiles<14, true, W>(io, blocks, 0, seg_bits, spread, l);
+        case 15: return launch_tiles<15, true, W>(io, blocks, 0, seg_bits, spread, l);
+        default: return launch_tiles<16, true, W>(io, blocks, 0, seg_bits, spread, l);
     }
 }
 
-// Arrays longer than a tile, in dense planes of raw order bits (in place):
-// tiles sorted from scratch, then for every later stage its global steps
-// (in launches of at most 4 bits, split evenly: 5 bits = 3 + 2) and its tail.
+// Stage st (> kTileBits, or = kTileBits for a merge of arrays of one tile)
+// of arrays longer than a tile, in dense planes of raw order bits: its global
+// steps (in launches of at most 4 bits, split evenly: 5 bits = 3 + 2), then
+// its tail inside the tiles. The arrays' last stage ascends (k = 0).
 template <int kTileBits, typename W>
-inline void sort_dense_tiles(const Planes& io, int seg_bits, cudaStream_t stream) {
+inline Status stage(const Planes& io, int st, const Launch& l) {
     const uint32_t n = (uint32_t)io.total;
     const uint32_t blocks = n >> kBlockBits;
-    launch_tiles<kTileBits, true, W>(io, blocks, 0, seg_bits, 0, stream);
-    for (int st = kTileBits + 1; st <= seg_bits; ++st) {
-        const uint32_t k = (st == seg_bits) ? 0u : (1u << st);  // the arrays' last stage ascends
-        const int global_bits = st - kTileBits;
-        const int launches = (global_bits + kLogE - 1) / kLogE;
-        int bit = st - 1;
-        for (int l = 0; l < launches; ++l) {
-            const int nb = (global_bits * (l + 1)) / launches - (global_bits * l) / launches;
-            launch_global<W>(io, n, nb, bit - nb + 1, k, stream);
-            bit -= nb;
-        }
-        launch_tiles<kTileBits, false, W>(io, blocks, k, seg_bits, 0, stream);
+    const uint32_t k = (st == io.seg_bits) ? 0u : (1u << st);
+    const int global_bits = st - kTileBits;
+    const int launches = (global_bits + kLogE - 1) / kLogE;
+    int bit = st - 1;
+    for (int i = 0; i < launches; ++i) {
+        const int nb = (global_bits * (i + 1)) / launches - (global_bits * i) / launches;
+        BITONIC_TRY(launch_global<W>(io, n, nb, bit - nb + 1, k, l.stream));
+        bit -= nb;
     }
+    return launch_tiles<kTileBits, false, W>(io, blocks, k, io.seg_bits, 0, l);
 }
 
-template <typename W>
-inline void sort_dense(const Planes& io, int seg_bits, cudaStream_t stream) {
-    if (clusters_of_16()) sort_dense_tiles<kBlockBits + 4, W>(io, seg_bits, stream);
-    else sort_dense_tiles<kBlockBits, W>(io, seg_bits, stream);
+// Whole sorts of dense planes: tiles sorted from scratch, then every later stage.
+template <int kTileBits, typename W>
+inline Status sort_dense_tiles(const Planes& io, const Launch& l) {
+    BITONIC_TRY((launch_tiles<kTileBits, true, W>(io, (uint32_t)(io.total >> kBlockBits), 0, io.seg_bits, 0, l)));
+    for (int st = kTileBits + 1; st <= io.seg_bits; ++st) BITONIC_TRY((stage<kTileBits, W>(io, st, l)));
+    return {};
 }
+
+struct Ops {
+    static uint64_t fused_words(const Tuning& t) { return uint64_t(1) << t.fast_tile_bits; }
+
+    template <typename W>
+    static Status sort_fused(const Planes& p, const Launch& l) { return sort_in_tiles<W>(p, l); }
+
+    // Only for arrays longer than fused_words() (the plan sends shorter ones
+    // to sort_fused).
+    template <typename W>
+    static Status sort_dense(const Planes& p, const Launch& l) {
+        if (l.tuning.fast_cluster == 16) return sort_dense_tiles<kBlockBits + 4, W>(p, l);
+        return sort_dense_tiles<kBlockBits, W>(p, l);
+    }
+
+    // The last stage alone: its global steps and one tile pass -- in tiles of
+    // a cluster where the arrays are that long, else of one block; arrays
+    // shorter than a block in shared memory.
+    template <typename W>
+    static Status merge_dense(const Planes& p, const Launch& l) {
+        if (p.seg_bits < kBlockBits) {
+            const uint32_t blocks = (uint32_t)((p.total + kBlockWords - 1) / kBlockWords);
+            merge_small_kernel<W><<<blocks, kThreads, 0, l.stream>>>(p, p.seg_bits);
+            BITONIC_LAUNCHED("fast: merge_small_kernel launch");
+            return {};
+        }
+        if (p.seg_bits >= kBlockBits + 4 && l.tuning.fast_cluster == 16) return stage<kBlockBits + 4, W>(p, p.seg_bits, l);
+        return stage<kBlockBits, W>(p, p.seg_bits, l);
+    }
+};
 
 }  // namespace fast
 }  // namespace bitonic

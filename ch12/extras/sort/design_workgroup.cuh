@@ -9,12 +9,12 @@
 #include <cstdint>
 #include <cuda_runtime.h>
 
-#include "cuda_check.h"
-#include "words.cuh"
+#include "design.cuh"
 
 namespace bitonic {
 namespace workgroup {
 
+using detail::Launch;
 using detail::Planes;
 
 constexpr uint32_t kTile = 1024;    // words per tile, held in shared memory
@@ -45,16 +45,17 @@ __device__ __forceinline__ void tile_steps(W* s, uint32_t tile_base, uint32_t k,
     }
 }
 
-// Launch 1: every stage k = 2 .. min(P, 1024) inside each tile.
+// Launch 1: every stage k = k_first .. min(P, 1024) inside each tile (a sort:
+// from k = 2; a merge of arrays of P <= 1024 words: k = P only).
 template <typename W>
-__global__ void __launch_bounds__(kThreads) sort_tiles_kernel(Planes p, uint32_t P) {
+__global__ void __launch_bounds__(kThreads) sort_tiles_kernel(Planes p, uint32_t P, uint32_t k_first) {
     __shared__ W s[kTile];
     const uint32_t base = blockIdx.x * kTile;
     const uint32_t t = threadIdx.x;
     s[t] = detail::load_word<W>(p, base + t);  // coalesced: consecutive threads,
     s[t + kThreads] = detail::load_word<W>(p, base + t + kThreads);  // consecutive addresses
     __syncthreads();
-    for (uint32_t k = 2; k <= kTile && k <= P; k *= 2) tile_steps(s, base, k, k / 2, P);
+    for (uint32_t k = k_first; k <= kTile && k <= P; k *= 2) tile_steps(s, base, k, k / 2, P);
     detail::store_word<W>(p, base + t, s[t]);
     detail::store_word<W>(p, base + t + kThreads, s[t + kThreads]);
 }
@@ -85,22 +86,38 @@ __global__ void __launch_bounds__(kThreads) merge_tail_kernel(Planes p, uint32_t
     detail::store_word<W>(p, base + t + kThreads, s[t + kThreads]);
 }
 
-// Sorts each array of P words of dense planes (raw order bits) in place.
-template <typename W>
-inline void sort_dense(const Planes& p, uint32_t P, cudaStream_t stream) {
-    const uint32_t total = (uint32_t)p.total;
-    const uint32_t tiles = (total + kTile - 1) / kTile;  // a partial last tile reads the largest word
-    sort_tiles_kernel<W><<<tiles, kThreads, 0, stream>>>(p, P);
-    CUDA_CHECK_LAUNCH();
-    for (uint64_t k = 2 * kTile; k <= P; k *= 2) {  // only when P > 1024: total is a multiple of the tile
-        for (uint32_t j = (uint32_t)(k / 2); j >= kTile; j /= 2) {
-            global_step_kernel<W><<<total / 2 / 256, 256, 0, stream>>>(p, (uint32_t)k, j, P);
-            CUDA_CHECK_LAUNCH();
+struct Ops {
+    static uint64_t fused_words(const Tuning&) { return 0; }  // every sort goes through dense planes
+
+    // Stages k_first .. P: inside the tiles up to k = 1024, then for each
+    // later stage its steps across tiles (one launch each) and its tail.
+    template <typename W>
+    static Status stages(const Planes& p, uint64_t k_first, const Launch& l) {
+        const uint32_t total = (uint32_t)p.total;
+        const uint64_t P = uint64_t(1) << p.seg_bits;
+        const uint32_t tiles = (total + kTile - 1) / kTile;  // a partial last tile reads the largest word
+        if (k_first <= kTile) {
+            sort_tiles_kernel<W><<<tiles, kThreads, 0, l.stream>>>(p, (uint32_t)P, (uint32_t)k_first);
+            BITONIC_LAUNCHED("workgroup: sort_tiles_kernel launch");
         }
-        merge_tail_kernel<W><<<tiles, kThreads, 0, stream>>>(p, (uint32_t)k, P);
-        CUDA_CHECK_LAUNCH();
+        // only when P > 1024: total is then a multiple of the tile
+        for (uint64_t k = k_first > kTile ? k_first : 2 * kTile; k <= P; k *= 2) {
+            for (uint32_t j = (uint32_t)(k / 2); j >= kTile; j /= 2) {
+                global_step_kernel<W><<<total / 2 / 256, 256, 0, l.stream>>>(p, (uint32_t)k, j, (uint32_t)P);
+                BITONIC_LAUNCHED("workgroup: global_step_kernel launch");
+            }
+            merge_tail_kernel<W><<<tiles, kThreads, 0, l.stream>>>(p, (uint32_t)k, (uint32_t)P);
+            BITONIC_LAUNCHED("workgroup: merge_tail_kernel launch");
+        }
+        return {};
     }
-}
+    template <typename W>
+    static Status sort_dense(const Planes& p, const Launch& l) { return stages<W>(p, 2, l); }
+    template <typename W>
+    static Status merge_dense(const Planes& p, const Launch& l) { return stages<W>(p, uint64_t(1) << p.seg_bits, l); }
+    template <typename W>
+    static Status sort_fused(const Planes&, const Launch&) { return {Errc::unsupported, cudaSuccess, "workgroup: no fused sort"}; }
+};
 
 }  // namespace workgroup
 }  // namespace bitonic

@@ -6,10 +6,14 @@ and kind), every axis log scale.
     python3 ch12/extras/sort/plot_bench.py bitonic_bench.csv bitonic_bench.png
 
 Needs matplotlib. Without it, it says how to get it and exits with 77
-(the "skipped" status the rest of the companion uses).
+(the "skipped" status the rest of the companion uses). The PNG is drawn into
+a temporary file in the same folder and renamed over OUT.png at the end: a
+run that fails leaves an existing OUT.png as it was.
 """
 import csv
+import os
 import sys
+import tempfile
 
 
 def read(path):
@@ -80,7 +84,28 @@ def main(argv):
         ax.axis("off")
     fig.suptitle(title, fontsize=9)
     fig.tight_layout()
-    fig.savefig(argv[2], dpi=110)
+    target = os.path.realpath(argv[2])  # a link: replace the file it names
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=os.path.basename(target) + ".tmp", dir=os.path.dirname(target))
+    except OSError as e:
+        print("plot_bench.py: cannot write %s: %s" % (argv[2], e), file=sys.stderr)
+        return 1
+    try:
+        with os.fdopen(fd, "wb") as f:
+            fig.savefig(f, format="png", dpi=110)
+        if os.path.exists(target):
+            os.chmod(tmp, os.stat(target).st_mode & 0o7777)
+        else:
+            mask = os.umask(0)
+            os.umask(mask)
+            os.chmod(tmp, 0o666 & ~mask)
+        os.replace(tmp, target)
+    except BaseException as e:
+        os.unlink(tmp)
+        if isinstance(e, Exception):
+            print("plot_bench.py: cannot write %s: %s" % (argv[2], e), file=sys.stderr)
+            return 1
+        raise
     print("wrote %s" % argv[2])
     return 0
 

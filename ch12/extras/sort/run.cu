@@ -1,15 +1,18 @@
 // Chapter 12 extra -- one bitonic sort on the GPU, checked against the CPU.
 //
 //   bitonic_sort_run --n 1000000 [--design fast] [--keys float] [--pairs] [--order descending]
-//   bitonic_sort_run --count 1000 --len 1023 [--stride 1030] ...
+//   bitonic_sort_run --count 1000 --len 1023 [--stride 1030] [--merge] [--profile t4] ...
 //
 // Sorts one array of n keys, or a batch of `count` arrays of `len` keys
 // (array a starting at a * stride), with the library of bitonic_sort.cuh,
 // then checks every array on the CPU: sorted in the asked order, the same
 // keys (or (key, value) pairs) as before, and every key between and after
-// the arrays left as it was.
+// the arrays left as it was. --merge makes every array bitonic first and asks
+// the library for the last merge stage only; --profile plans the sort as on
+// a smaller GPU (tuning.h).
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -17,12 +20,24 @@
 #include "bitonic_sort.cuh"
 #include "cli.h"
 #include "cuda_check.h"
+#include "device_buffer.h"
 #include "sort_cases.h"
 
+// A library call that failed: its message on stderr, exit 1 (the library
+// itself never ends the process; its programs turn statuses into exit codes).
+static void or_exit(const bitonic::Status& s, const char* program) {
+    if (s.ok()) return;
+    std::fflush(stdout);
+    std::fprintf(stderr, "%s: %s\n", program, bitonic::message(s).c_str());
+    std::exit(1);
+}
+
 int main(int argc, char** argv) {
+    const std::vector<const char*> profile_names = cases::profile_names();
+    const std::string profiles = cases::profile_list();
     ch12::CommandLine cl(argc, argv,
         "(--n N | --count C --len L [--stride S]) [--design NAME] [--keys TYPE] [--pairs]\n"
-        "       [--order ascending|descending] [--input KIND] [--seed S]",
+        "       [--order ascending|descending] [--input KIND] [--seed S] [--merge] [--profile NAME]",
         "  --n N          one array of N keys, 0 .. 2^31 (decimal, or 2^K)\n"
         "  --count C      a batch of C arrays ...\n"
         "  --len L        ... of L keys each (count * L rounded up to a power of two <= 2^31)\n"
@@ -32,9 +47,12 @@ int main(int argc, char** argv) {
         "  --pairs        sort (key, value) pairs: a uint32 value travels with each key\n"
         "  --order O      ascending (default) or descending\n"
         "  --input KIND   uniform, sorted, reverse, equal, few-unique or special (default uniform)\n"
-        "  --seed S       seed of the random keys, 0 .. 4294967295 (default 1)\n");
+        "  --seed S       seed of the random keys, 0 .. 4294967295 (default 1)\n"
+        "  --merge        make every array bitonic (an ascending run, then a descending one,\n"
+        "                 rotated), and run only the last merge stage (Request::bitonic_input)\n"
+        "  --profile NAME plan as on this GPU, emulated on the one here: " + profiles + "\n");
     cl.option("--n").option("--count").option("--len").option("--stride").option("--design").option("--keys")
-      .flag("--pairs").option("--order").option("--input").option("--seed");
+      .flag("--pairs").option("--order").option("--input").option("--seed").flag("--merge").option("--profile");
     cl.parse();
 
     bitonic::Request r;
@@ -50,77 +68,81 @@ int main(int argc, char** argv) {
         r.len = cl.number("--len", 1, uint64_t(1) << 31, 1, true);
         r.stride = cl.number("--stride", r.len, uint64_t(1) << 40, r.len, true);
     }
-    std::vector<const char*> designs;  // the library's own table of names
-    for (const bitonic::DesignInfo* d = bitonic::kDesigns; d->name; ++d) designs.push_back(d->name);
-    designs.push_back(nullptr);
-    bitonic::design_by_name(designs[cl.choice("--design", designs.data(), (int)designs.size() - 2)], &r.design);
-    const char* types[] = {"uint32", "int32", "float", nullptr};
-    r.key_type = (bitonic::KeyType)cl.choice("--keys", types, 0);
+    r.design = (bitonic::Design)cl.choice("--design", bitonic::kDesignNames, (int)bitonic::Design::fast);
+    r.key_type = (bitonic::KeyType)cl.choice("--keys", bitonic::kKeyTypeNames, 0);
     r.with_values = cl.has("--pairs");
-    const char* orders[] = {"ascending", "descending", nullptr};
-    r.order = (bitonic::Order)cl.choice("--order", orders, 0);
+    r.order = (bitonic::Order)cl.choice("--order", bitonic::kOrderNames, 0);
+    r.bitonic_input = cl.has("--merge");
     const cases::Input input = (cases::Input)cl.choice("--input", cases::kInputNames, 0);
     const uint32_t seed = (uint32_t)cl.number("--seed", 0, 0xFFFFFFFFu, 1);
-    if (const char* problem = bitonic::check(r))
+    const bitonic::Profile* profile = nullptr;
+    if (cl.has("--profile")) profile = &bitonic::kProfiles[cl.choice("--profile", profile_names.data(), 0)];
+    const bitonic::Status checked = bitonic::check(r);
+    if (!checked.ok())
         cl.fail(std::string(cl.has("--n") ? "--n " : "--count, --len and --stride: ") + std::to_string(r.len) + " keys" +
-                (r.count > 1 ? " x " + std::to_string(r.count) + " arrays" : "") + ": " + problem);
+                (r.count > 1 ? " x " + std::to_string(r.count) + " arrays" : "") + ": " + checked.detail);
 
     ch12::require_cuda_device(cl.name());
 
+    const char* me = cl.name();
+    bitonic::Limits limits;
+    or_exit(bitonic::device_limits(&limits, profile), me);
+    size_t scratch = 0;
+    or_exit(bitonic::scratch_bytes(r, &scratch, profile), me);
     const size_t stride = r.stride ? r.stride : r.len;
-    const size_t span = r.count == 0 ? 0 : (r.count - 1) * stride + r.len;  // keys the batch covers
-    const size_t scratch = bitonic::scratch_bytes(r);
+    const size_t span = r.count == 0 ? 0 : (r.count - 1) * stride + r.len;  // keys the batch covers (check(): <= 2^40)
     size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     const double need = (double)(span + cases::kGuard) * 4.0 * (r.with_values ? 2 : 1) + (double)scratch;
     if (need > (double)free_bytes) {
-        fprintf(stderr, "%s: this sort needs %.1f MiB of GPU memory, but only %.1f MiB of %.1f MiB are free\n",
-                cl.name(), need / 1048576.0, free_bytes / 1048576.0, total_bytes / 1048576.0);
+        fprintf(stderr, "%s: this sort needs %.1f MiB of GPU memory, but only %.1f MiB of %.1f MiB are free\n", me,
+                need / 1048576.0, free_bytes / 1048576.0, total_bytes / 1048576.0);
         return 1;
     }
-    const cases::Batch batch = cases::make_batch(r, input, seed);
-    const std::vector<uint32_t>& keys = batch.keys;
-    const std::vector<uint32_t>& values = batch.values;
-
-    cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-    uint32_t *d_keys = nullptr, *d_values = nullptr;
-    CUDA_CHECK(cudaMalloc(&d_keys, keys.size() * sizeof(uint32_t)));
-    CUDA_CHECK(cudaMemcpy(d_keys, keys.data(), keys.size() * sizeof(uint32_t), cudaMemcpyHostToDevice));
-    if (r.with_values) {
-        CUDA_CHECK(cudaMalloc(&d_values, values.size() * sizeof(uint32_t)));
-        CUDA_CHECK(cudaMemcpy(d_values, values.data(), values.size() * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    cases::Batch batch;
+    const std::string refused = cases::make_batch(r, input, seed, &batch);
+    if (!refused.empty()) {
+        fprintf(stderr, "%s: %s\n", me, refused.c_str());
+        return 1;
     }
-    bitonic::Sorter sorter;
-    sorter.reserve(r);
+
+    int device = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    cudaDeviceProp prop;
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    ch12::DeviceBuffer<uint32_t> d_keys(batch.keys.size()), d_values(batch.values.size());
+    d_keys.upload(batch.keys);
+    d_values.upload(batch.values);
+    bitonic::Sorter sorter(profile);
+    or_exit(sorter.reserve(r), me);
 
     cudaEvent_t start, stop;
     CUDA_CHECK(cudaEventCreate(&start));
     CUDA_CHECK(cudaEventCreate(&stop));
     CUDA_CHECK(cudaEventRecord(start));
-    sorter.sort(r, d_keys, d_values);
+    or_exit(sorter.sort(r, d_keys.get(), r.with_values ? d_values.get() : nullptr), me);
     CUDA_CHECK(cudaEventRecord(stop));
     CUDA_CHECK(cudaEventSynchronize(stop));
     float ms = 0.0f;
     CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-
-    std::vector<uint32_t> out_keys(keys.size()), out_values(values.size());
-    CUDA_CHECK(cudaMemcpy(out_keys.data(), d_keys, keys.size() * sizeof(uint32_t), cudaMemcpyDeviceToHost));
-    if (r.with_values)
-        CUDA_CHECK(cudaMemcpy(out_values.data(), d_values, values.size() * sizeof(uint32_t), cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaEventDestroy(stop));
     CUDA_CHECK(cudaEventDestroy(start));
-    if (d_values) CUDA_CHECK(cudaFree(d_values));
-    CUDA_CHECK(cudaFree(d_keys));
+    std::vector<uint32_t> out_keys, out_values;
+    d_keys.download(&out_keys);
+    d_values.download(&out_values);
 
     // Every array on the CPU, and every word outside the arrays.
     const cases::Verdict v = cases::check_batch(r, batch, out_keys, out_values);
 
     printf("device:   %s\n", prop.name);
-    printf("sort:     %s design, %zu %s of %zu %s key%s%s, %s (%s input, seed %u)\n", bitonic::design_name(r.design),
-           r.count, r.count == 1 ? "array" : "arrays", r.len, bitonic::key_type_name(r.key_type), r.len == 1 ? "" : "s",
-           r.with_values ? " with uint32 values" : "", r.order == bitonic::Order::ascending ? "ascending" : "descending",
-           cases::input_name(input), seed);
+    printf("limits:   sm_%d, %d SMs, %zu KiB of shared memory per block, %s", limits.cc, limits.sms,
+           limits.smem_per_block / 1024, limits.max_cluster >= 16 ? "clusters of 16" : "no clusters of 16");
+    if (profile) printf(" (profile %s: %s, emulated)", profile->name, profile->gpu);
+    printf("\n");
+    printf("%s %s design, %zu %s of %zu %s key%s%s, %s (%s input%s, seed %u)\n", r.bitonic_input ? "merge:   " : "sort:    ",
+           bitonic::design_name(r.design), r.count, r.count == 1 ? "array" : "arrays", r.len,
+           bitonic::key_type_name(r.key_type), r.len == 1 ? "" : "s", r.with_values ? " with uint32 values" : "",
+           bitonic::order_name(r.order), cases::input_name(input), r.bitonic_input ? ", made bitonic" : "", seed);
     if (stride != r.len) printf("layout:   arrays %zu keys apart (gaps of %zu keys)\n", stride, stride - r.len);
     printf("scratch:  %zu bytes of GPU memory\n", sorter.scratch_allocated());
     printf("time:     %.3f ms on the GPU (one run, first launch included; the benchmark gives medians)\n", ms);

@@ -1,18 +1,25 @@
 // ch12/extras/sort/sort_cases.h -- what the runner, the tests and the
-// benchmark share on the host: the key sets, and the check of a result
-// against the CPU (std::sort, by the library's own order, key_order()).
+// benchmark share on the host: the key sets, the batches (bitonic ones for
+// merges), and the check of a result against the CPU (std::sort, by the
+// library's own order: common/key_types.h). Plain C++: the CPU-only test
+// (request_test.cpp) makes batches with it too.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 #include <random>
 #include <string>
 #include <thread>
+#include <unistd.h>
 #include <utility>
 #include <vector>
 
-#include "bitonic_sort.cuh"
+#include "sort_request.h"
+#include "tuning.h"
 
 namespace cases {
 
@@ -44,14 +51,7 @@ inline std::vector<uint32_t> special_float_bits() {
 inline std::vector<uint32_t> make_keys(Input kind, bitonic::KeyType t, size_t n, uint32_t seed) {
     std::vector<uint32_t> keys(n);
     std::mt19937 rng(seed);
-    // A key whose order bits are `order` (the inverse of key_order()).
-    auto from_order = [t](uint32_t order) -> uint32_t {
-        switch (t) {
-            case bitonic::KeyType::i32: return order ^ 0x80000000u;
-            case bitonic::KeyType::f32: return (order & 0x80000000u) ? (order ^ 0x80000000u) : ~order;
-            default: return order;
-        }
-    };
+    auto from_order = [t](uint32_t order) { return bitonic::from_order(t, order); };
     switch (kind) {
         case Input::uniform:
             for (auto& k : keys) k = (uint32_t)rng();
@@ -90,8 +90,7 @@ struct Expected {
 };
 
 inline uint32_t order_bits(bitonic::KeyType t, bitonic::Order o, uint32_t key) {
-    const uint32_t b = bitonic::key_order(t, key);
-    return o == bitonic::Order::descending ? ~b : b;
+    return bitonic::encode(key, bitonic::codec(t, o));
 }
 
 // Checks one array of a result: sorted by the requested order; the same
@@ -134,20 +133,57 @@ struct Batch {
     size_t stride = 0, span = 0;         // span: keys from the first array's start to the last's end
 };
 
-inline Batch make_batch(const bitonic::Request& r, Input input, uint32_t seed) {
-    Batch b;
+// Makes one array bitonic in the sort's own order (words: the key's order
+// bits, then the value): a random part of it ascending, the rest
+// descending after it, the whole rotated by a random amount.
+inline void make_bitonic(const bitonic::Request& r, uint32_t* keys, uint32_t* values, size_t len, uint32_t seed) {
+    if (len < 2) return;
+    std::mt19937 rng(seed ^ 0x5bd1e995u);
+    std::vector<std::pair<uint64_t, size_t>> w(len);  // (word, index of its key)
+    for (size_t i = 0; i < len; i++)
+        w[i] = {(uint64_t)order_bits(r.key_type, r.order, keys[i]) << 32 | (values ? values[i] : 0u), i};
+    const size_t up = rng() % (len + 1);  // the ascending part's length
+    std::sort(w.begin(), w.begin() + up);
+    std::sort(w.begin() + up, w.end(), [](const auto& a, const auto& b) { return a > b; });
+    std::rotate(w.begin(), w.begin() + rng() % len, w.end());
+    std::vector<uint32_t> k(keys, keys + len), v(values ? values : keys, (values ? values : keys) + len);
+    for (size_t i = 0; i < len; i++) {
+        keys[i] = k[w[i].second];
+        if (values) values[i] = v[w[i].second];
+    }
+}
+
+// The batch of a request that bitonic::check() accepts, or "" and the reason
+// it cannot be made here (more host memory than this machine has). With
+// r.bitonic_input every array is made bitonic (make_bitonic).
+inline std::string make_batch(const bitonic::Request& r, Input input, uint32_t seed, Batch* out) {
+    if (!bitonic::check_request(r).ok()) return "the request is refused by bitonic::check()";
+    Batch& b = *out;
+    b = Batch{};
     b.stride = r.stride ? r.stride : r.len;
-    b.span = r.count == 0 ? 0 : (r.count - 1) * b.stride + r.len;
-    b.keys.assign(b.span + kGuard, kSentinel);
-    for (size_t a = 0; a < r.count; a++) {
-        const std::vector<uint32_t> k = make_keys(input, r.key_type, r.len, seed + (uint32_t)a * 7919u);
+    b.span = r.count == 0 ? 0 : (r.count - 1) * b.stride + r.len;  // <= 2^40: check() says so
+    const double bytes = (double)(b.span + kGuard) * 4.0 * (r.with_values ? 2 : 1);
+    const double host = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGE_SIZE);
+    if (host > 0 && bytes > host / 2)
+        return "the batch needs " + std::to_string((long long)(bytes / 1048576)) + " MiB of host memory, more than half of this machine's " +
+               std::to_string((long long)(host / 1048576)) + " MiB";
+    try {
+        b.keys.assign(b.span + kGuard, kSentinel);
+        if (r.with_values) b.values.assign(b.span + kGuard, kSentinel);
+    } catch (const std::bad_alloc&) {
+        b = Batch{};
+        return "not enough host memory for the batch (" + std::to_string((long long)(bytes / 1048576)) + " MiB)";
+    }
+    parallel_for(r.count, [&](size_t a) {
+        const uint32_t s = seed + (uint32_t)a * 7919u;
+        const std::vector<uint32_t> k = make_keys(input, r.key_type, r.len, s);
         std::copy(k.begin(), k.end(), b.keys.begin() + a * b.stride);
-    }
-    if (r.with_values) {
-        b.values.assign(b.span + kGuard, kSentinel);
-        for (size_t i = 0; i < b.span; i++) b.values[i] = (uint32_t)(i * 2654435761u) ^ seed;
-    }
-    return b;
+        if (r.with_values)
+            for (size_t i = a * b.stride; i < a * b.stride + r.len; i++) b.values[i] = (uint32_t)(i * 2654435761u) ^ seed;
+        if (r.bitonic_input)
+            make_bitonic(r, b.keys.data() + a * b.stride, r.with_values ? b.values.data() + a * b.stride : nullptr, r.len, s);
+    });
+    return "";
 }
 
 // What the CPU found in a sorted copy of a batch.
@@ -160,15 +196,27 @@ struct Verdict {
 
 inline Verdict check_batch(const bitonic::Request& r, const Batch& in, const std::vector<uint32_t>& out_keys,
                            const std::vector<uint32_t>& out_values) {
-    std::vector<std::string> problems(r.count);
-    parallel_for(r.count, [&](size_t a) {
+    auto problem = [&](size_t a) {
         const size_t o = a * in.stride;
-        problems[a] = check_array(r.key_type, r.order, in.keys.data() + o, r.with_values ? in.values.data() + o : nullptr,
-                                  out_keys.data() + o, r.with_values ? out_values.data() + o : nullptr, r.len);
+        return check_array(r.key_type, r.order, in.keys.data() + o, r.with_values ? in.values.data() + o : nullptr,
+                           out_keys.data() + o, r.with_values ? out_values.data() + o : nullptr, r.len);
+    };
+    // Per worker: how many arrays are wrong, and the first.
+    constexpr size_t kWorkers = 64;
+    std::vector<size_t> bad(kWorkers, 0), first(kWorkers, SIZE_MAX);
+    parallel_for(kWorkers, [&](size_t w) {
+        for (size_t a = w * r.count / kWorkers; a < (w + 1) * r.count / kWorkers; a++)
+            if (!problem(a).empty()) {
+                bad[w]++;
+                first[w] = std::min(first[w], a);
+            }
     });
     Verdict v;
-    for (size_t a = r.count; a-- > 0;)
-        if (!problems[a].empty()) { v.bad_arrays++; v.first_bad = a; v.first_problem = problems[a]; }
+    for (size_t w = 0; w < kWorkers; w++) {
+        v.bad_arrays += bad[w];
+        if (bad[w] && v.bad_arrays == bad[w]) v.first_bad = first[w];
+    }
+    if (v.bad_arrays) v.first_problem = problem(v.first_bad);
     for (size_t i = in.keys.size(); i-- > 0;) {
         const bool inside = i < in.span && (i % in.stride) < r.len;
         if (!inside && (out_keys[i] != in.keys[i] || (r.with_values && out_values[i] != in.values[i]))) {
@@ -177,6 +225,20 @@ inline Verdict check_batch(const bitonic::Request& r, const Batch& in, const std
         }
     }
     return v;
+}
+
+// The profiles' names (tuning.h), null-terminated as ch12::CommandLine::choice()
+// takes them, and as a comma list for a usage text.
+inline std::vector<const char*> profile_names() {
+    std::vector<const char*> names;
+    for (const bitonic::Profile* p = bitonic::kProfiles; p->name; ++p) names.push_back(p->name);
+    names.push_back(nullptr);
+    return names;
+}
+inline std::string profile_list() {
+    std::string list;
+    for (const bitonic::Profile* p = bitonic::kProfiles; p->name; ++p) list += (list.empty() ? "" : ", ") + std::string(p->name);
+    return list;
 }
 
 }  // namespace cases

@@ -1,10 +1,10 @@
 // Chapter 12 extra -- the correctness suite of the sort library.
 //
-//   bitonic_sort_test [--design NAME] [--quick | --long]
+//   bitonic_sort_test [--design NAME] [--quick | --long] [--profile NAME]
 //
-// Two sets of cases, every one checked on the CPU (sorted in the asked
-// order, the same keys or (key, value) pairs as the input, and every word
-// between and after the arrays untouched):
+// Three sets of cases per design, every one checked on the CPU (sorted in the
+// asked order, the same keys or (key, value) pairs as the input, and every
+// word between and after the arrays untouched):
 //   single arrays  uint32 keys, ascending, at every size the code cares about
 //                  (0, 1, 2, 3, 1023, 1024, 1025, 4097, 2^20 + 7, ...) and
 //                  five inputs;
@@ -12,20 +12,44 @@
 //                  len = 1, 2, 3, 1023, 1024, 1025, 65536, 65537 and
 //                  count = 1, 7, 1000 (count 1000 of the 65536-key lengths
 //                  only with --long), some of them with gaps between arrays,
-//                  the inputs taking turns (floats: ±0, NaN, ±inf, denormals).
-// --quick: a few small cases per design (for compute-sanitizer); --long runs
-// single arrays of 2^22 + 3 and 2^24 + 1 keys and 1000 arrays of 65536 and
-// 65537 keys instead. Ends with "N passed, N failed".
+//                  the inputs taking turns (floats: ±0, NaN, ±inf, denormals);
+//   merges         the same combinations with Request::bitonic_input, every
+//                  array made bitonic (an ascending run, then a descending
+//                  one, rotated), and single arrays up to 2^22 + 1 keys.
+// Then the error paths, through the public API: a bad request, null and
+// misaligned pointers, too little scratch, limits the kernels cannot run
+// within (a profile), and a launch that fails (a launch into the legacy
+// default stream while another stream captures a graph: CUDA refuses it);
+// after each, a sort must still work.
+// --quick: a few small cases per design (for compute-sanitizer; the failing
+// launch is left out, as the sanitizer counts CUDA's refusal as an error);
+// --long: single arrays of 2^22 + 3 and 2^24 + 1 keys and 1000 arrays of
+// 65536 and 65537 keys instead. --profile: plan every sort as on that GPU.
+// Ends with "N passed, N failed".
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "bitonic_sort.cuh"
 #include "cli.h"
 #include "cuda_check.h"
+#include "device_buffer.h"
 #include "sort_cases.h"
+
+// A library call that failed: its message on stderr, exit 1 (the library
+// itself never ends the process; its programs turn statuses into exit codes).
+static void or_exit(const bitonic::Status& s, const char* program) {
+    if (s.ok()) return;
+    std::fflush(stdout);
+    std::fprintf(stderr, "%s: %s\n", program, bitonic::message(s).c_str());
+    std::exit(1);
+}
+
+static const char* g_name = "bitonic_sort_test";
 
 struct Case {
     bitonic::Request r;
@@ -36,9 +60,9 @@ struct Case {
 static std::string describe(const Case& c) {
     char buf[256];
     const size_t stride = c.r.stride ? c.r.stride : c.r.len;
-    snprintf(buf, sizeof buf, "%s: %zu x %zu %s%s, %s, %s, seed %u%s", bitonic::design_name(c.r.design), c.r.count,
-             c.r.len, bitonic::key_type_name(c.r.key_type), c.r.with_values ? " pairs" : "",
-             c.r.order == bitonic::Order::ascending ? "ascending" : "descending", cases::input_name(c.input), c.seed,
+    snprintf(buf, sizeof buf, "%s: %s%zu x %zu %s%s, %s, %s, seed %u%s", bitonic::design_name(c.r.design),
+             c.r.bitonic_input ? "merge of " : "", c.r.count, c.r.len, bitonic::key_type_name(c.r.key_type),
+             c.r.with_values ? " pairs" : "", bitonic::order_name(c.r.order), cases::input_name(c.input), c.seed,
              stride != c.r.len ? ", with gaps" : "");
     return buf;
 }
@@ -46,106 +70,261 @@ static std::string describe(const Case& c) {
 // Runs one case; returns "" or what went wrong.
 static std::string run_case(const Case& c, bitonic::Sorter& sorter) {
     const bitonic::Request& r = c.r;
-    const cases::Batch batch = cases::make_batch(r, c.input, c.seed);
-    const std::vector<uint32_t>& keys = batch.keys;
-    const std::vector<uint32_t>& values = batch.values;
-    uint32_t *d_keys = nullptr, *d_values = nullptr;
-    CUDA_CHECK(cudaMalloc(&d_keys, keys.size() * 4));
-    CUDA_CHECK(cudaMemcpy(d_keys, keys.data(), keys.size() * 4, cudaMemcpyHostToDevice));
-    if (r.with_values) {
-        CUDA_CHECK(cudaMalloc(&d_values, values.size() * 4));
-        CUDA_CHECK(cudaMemcpy(d_values, values.data(), values.size() * 4, cudaMemcpyHostToDevice));
-    }
-    sorter.sort(r, d_keys, d_values);
+    cases::Batch batch;
+    const std::string refused = cases::make_batch(r, c.input, c.seed, &batch);
+    if (!refused.empty()) return refused;
+    ch12::DeviceBuffer<uint32_t> d_keys(batch.keys.size()), d_values(batch.values.size());
+    d_keys.upload(batch.keys);
+    d_values.upload(batch.values);
+    const bitonic::Status s = sorter.sort(r, d_keys.get(), r.with_values ? d_values.get() : nullptr);
+    if (!s.ok()) return bitonic::message(s);
     CUDA_CHECK(cudaDeviceSynchronize());
-    std::vector<uint32_t> out_keys(keys.size()), out_values(values.size());
-    CUDA_CHECK(cudaMemcpy(out_keys.data(), d_keys, keys.size() * 4, cudaMemcpyDeviceToHost));
-    if (r.with_values) CUDA_CHECK(cudaMemcpy(out_values.data(), d_values, values.size() * 4, cudaMemcpyDeviceToHost));
-    if (d_values) CUDA_CHECK(cudaFree(d_values));
-    CUDA_CHECK(cudaFree(d_keys));
-
+    std::vector<uint32_t> out_keys, out_values;
+    d_keys.download(&out_keys);
+    d_values.download(&out_values);
     const cases::Verdict v = cases::check_batch(r, batch, out_keys, out_values);
     if (v.bad_arrays) return "array " + std::to_string(v.first_bad) + ": " + v.first_problem;
     if (v.touched) return "wrote outside the arrays, at word " + std::to_string(v.first_touched);
     return "";
 }
 
-int main(int argc, char** argv) {
-    ch12::CommandLine cl(argc, argv, "[--design NAME] [--quick | --long]",
-                         "  --design NAME  only this design (chapter, workgroup or fast; default: all three)\n"
-                         "  --quick        a few small cases per design (for compute-sanitizer)\n"
-                         "  --long         instead: single arrays of 2^22 + 3 and 2^24 + 1 keys, and batches of\n"
-                         "                 1000 arrays of 65536 and 65537 keys\n");
-    cl.option("--design").flag("--quick").flag("--long");
-    cl.parse();
-    if (cl.has("--quick") && cl.has("--long")) cl.fail("--quick and --long do not go together");
-    std::vector<const char*> names;
-    for (const bitonic::DesignInfo* d = bitonic::kDesigns; d->name; ++d) names.push_back(d->name);
-    names.push_back(nullptr);
-    std::vector<bitonic::Design> designs;
-    if (cl.has("--design")) {
-        designs.push_back(bitonic::kDesigns[cl.choice("--design", names.data(), 0)].design);
-    } else {
-        for (const bitonic::DesignInfo* d = bitonic::kDesigns; d->name; ++d) designs.push_back(d->design);
-    }
-    const bool quick = cl.has("--quick"), longer = cl.has("--long");
-    ch12::require_cuda_device(cl.name());
-
-    const cases::Input all_inputs[] = {cases::Input::uniform, cases::Input::sorted, cases::Input::reverse,
+static const cases::Input kInputs[] = {cases::Input::uniform, cases::Input::sorted, cases::Input::reverse,
                                        cases::Input::equal, cases::Input::few_unique, cases::Input::special};
-    int passed = 0, failed = 0;
-    bitonic::Sorter sorter;
-    for (bitonic::Design design : designs) {
-        std::vector<Case> list;
-        // ---- single arrays, uint32, ascending
-        std::vector<size_t> sizes = {0, 1, 2, 3, 4, 5, 7, 8, 31, 33, 100, 1000, 1023, 1024, 1025, 2047, 2048,
-                                     4095, 4096, 4097, 8191, 8192, 8193, 12345, 16384, 65535, 65536, 65537,
-                                     100003, 262144, 262145, (1u << 20), (1u << 20) + 7};
-        if (quick) sizes = {0, 3, 4097};
-        if (longer) sizes = {(1u << 22) + 3, (1u << 24) + 1};
-        for (size_t n : sizes)
-            for (int i = 0; i < (quick ? 1 : longer ? 2 : 5); i++)
-                for (uint32_t seed = 1; seed <= (i == 0 || i == 4 ? 2u : 1u); seed++) {
-                    Case c{};
-                    c.r.design = design;
-                    c.r.len = n;
-                    c.input = all_inputs[i];
-                    c.seed = seed * 7919u + (uint32_t)n;
-                    list.push_back(c);
-                }
-        // ---- every key type x keys/pairs x order x len x count
-        std::vector<bitonic::KeyType> types = {bitonic::KeyType::u32, bitonic::KeyType::i32, bitonic::KeyType::f32};
-        if (quick) types = {bitonic::KeyType::f32};
-        std::vector<size_t> lens = {1, 2, 3, 1023, 1024, 1025, 65536, 65537};
-        std::vector<size_t> counts = {1, 7, 1000};
-        if (quick) { lens = {3, 1025}; counts = {7}; }  // and floats only, below
-        if (longer) { lens = {65536, 65537}; counts = {1000}; types = {bitonic::KeyType::u32, bitonic::KeyType::f32}; }
-        int turn = 0;
 
+// The cases of one design.
+static std::vector<Case> cases_of(bitonic::Design design, bool quick, bool longer) {
+    std::vector<Case> list;
+    auto add = [&](const bitonic::Request& r, cases::Input input, uint32_t seed) {
+        Case c{r, input, seed};
+        c.r.design = design;
+        list.push_back(c);
+    };
+    // ---- single arrays, uint32, ascending
+    std::vector<size_t> sizes = {0, 1, 2, 3, 4, 5, 7, 8, 31, 33, 100, 1000, 1023, 1024, 1025, 2047, 2048,
+                                 4095, 4096, 4097, 8191, 8192, 8193, 12345, 16384, 65535, 65536, 65537,
+                                 100003, 262144, 262145, (1u << 20), (1u << 20) + 7};
+    if (quick) sizes = {0, 3, 4097};
+    if (longer) sizes = {(1u << 22) + 3, (1u << 24) + 1};
+    for (size_t n : sizes)
+        for (int i = 0; i < (quick ? 1 : longer ? 2 : 5); i++)
+            for (uint32_t seed = 1; seed <= (i == 0 || i == 4 ? 2u : 1u); seed++) {
+                bitonic::Request r;
+                r.len = n;
+                add(r, kInputs[i], seed * 7919u + (uint32_t)n);
+            }
+    // ---- every key type x keys/pairs x order x len x count, sorts then merges
+    std::vector<bitonic::KeyType> types = {bitonic::KeyType::u32, bitonic::KeyType::i32, bitonic::KeyType::f32};
+    std::vector<size_t> lens = {1, 2, 3, 1023, 1024, 1025, 65536, 65537};
+    std::vector<size_t> counts = {1, 7, 1000};
+    if (quick) { types = {bitonic::KeyType::f32}; lens = {3, 1025}; counts = {7}; }
+    if (longer) { lens = {65536, 65537}; counts = {1000}; types = {bitonic::KeyType::u32, bitonic::KeyType::f32}; }
+    int turn = 0;
+    for (bool merge : {false, true})
         for (bitonic::KeyType t : types)
             for (bool pairs : {false, true})
                 for (bitonic::Order o : {bitonic::Order::ascending, bitonic::Order::descending})
                     for (size_t len : lens)
                         for (size_t count : counts) {
                             if (!longer && len >= 65536 && count == 1000) continue;  // --long
-                            Case c{};
-                            c.r.design = design;
-                            c.r.key_type = t;
-                            c.r.with_values = pairs;
-                            c.r.order = o;
-                            c.r.count = count;
-                            c.r.len = len;
+                            bitonic::Request r;
+                            r.key_type = t;
+                            r.with_values = pairs;
+                            r.order = o;
+                            r.count = count;
+                            r.len = len;
+                            r.bitonic_input = merge;
                             // every third batch with gaps between its arrays
-                            if (count > 1 && turn % 3 == 1) c.r.stride = len + 3;
+                            if (count > 1 && turn % 3 == 1) r.stride = len + 3;
                             // floats see their special values every other case
-                            c.input = (t == bitonic::KeyType::f32 && turn % 2 == 0) ? cases::Input::special
-                                                                                    : all_inputs[turn % 6];
-                            c.seed = 1000u + (uint32_t)turn;
-                            list.push_back(c);
+                            const cases::Input input = (t == bitonic::KeyType::f32 && turn % 2 == 0)
+                                                           ? cases::Input::special : kInputs[turn % 6];
+                            add(r, input, 1000u + (uint32_t)turn);
                             turn++;
                         }
+    // ---- merges of single arrays: a block, a cluster, and beyond
+    std::vector<size_t> merge_sizes = {2, 4096, 4097, 65536, 131072, 131073, (1u << 20), (1u << 22) + 1};
+    if (quick) merge_sizes = {4096, 5000};
+    if (longer) merge_sizes = {(1u << 24), (1u << 24) + 5};
+    for (size_t n : merge_sizes)
+        for (bool pairs : {false, true}) {
+            bitonic::Request r;
+            r.len = n;
+            r.with_values = pairs;
+            r.bitonic_input = true;
+            add(r, pairs ? cases::Input::few_unique : cases::Input::uniform, 77u + (uint32_t)n);
+        }
+    return list;
+}
+
+// ---- the error paths ------------------------------------------------------------------
+struct Errors {
+    int passed = 0, failed = 0;
+    void expect(bool ok, const std::string& what) {
+        if (ok) {
+            passed++;
+        } else {
+            failed++;
+            printf("FAIL: error path: %s\n", what.c_str());
+            fflush(stdout);
+        }
+    }
+    // The status has this code, a message that names its detail, and a sort
+    // after it still works.
+    void expect_status(const bitonic::Status& s, bitonic::Errc code, const std::string& what) {
+        const std::string m = bitonic::message(s);
+        expect(s.code == code && !m.empty() && m.find(s.detail) != std::string::npos,
+               what + ": got '" + m + "', wanted " + bitonic::errc_name(code));
+    }
+};
+
+static void error_paths(const bitonic::Profile* profile, bool quick, int* passed, int* failed) {
+    Errors e;
+    auto works = [&](const char* after) {  // a good sort, right after an error
+        bitonic::Request r;
+        r.len = 5000;
+        r.key_type = bitonic::KeyType::f32;
+        bitonic::Sorter sorter(profile);
+        const std::string problem = run_case(Case{r, cases::Input::special, 5}, sorter);
+        e.expect(problem.empty(), std::string("a sort after ") + after + ": " + problem);
+    };
+    ch12::DeviceBuffer<uint32_t> keys(8192), values(8192);
+    std::vector<uint32_t> host(8192);
+    for (size_t i = 0; i < host.size(); i++) host[i] = (uint32_t)(host.size() - i);
+    keys.upload(host);
+    values.upload(host);
+
+    // A bad request: nothing is launched, and the keys stay as they were.
+    bitonic::Request bad;
+    bad.count = 2;
+    bad.len = 10;
+    bad.stride = 5;
+    e.expect_status(bitonic::sort(bad, keys.get(), nullptr, nullptr, 0, 0, profile), bitonic::Errc::bad_request,
+                    "a stride shorter than an array");
+    size_t bytes = 1;
+    e.expect_status(bitonic::scratch_bytes(bad, &bytes, profile), bitonic::Errc::bad_request, "scratch_bytes of it");
+    e.expect(bytes == 0, "scratch_bytes of a bad request reports 0 bytes");
+    bitonic::Request overflow;
+    overflow.count = 3;
+    overflow.len = 2;
+    overflow.stride = size_t(1) << 63;
+    e.expect_status(bitonic::check(overflow), bitonic::Errc::bad_request, "count 3, stride 2^63");
+    std::vector<uint32_t> after;
+    keys.download(&after);
+    e.expect(after == host, "a refused request leaves the keys as they were");
+
+    // Null and misaligned pointers.
+    bitonic::Request r;
+    r.len = 4096;
+    e.expect_status(bitonic::sort(r, nullptr, nullptr, nullptr, 0, 0, profile), bitonic::Errc::null_pointer, "null keys");
+    r.with_values = true;
+    e.expect_status(bitonic::sort(r, keys.get(), nullptr, nullptr, 0, 0, profile), bitonic::Errc::null_pointer,
+                    "pairs without values");
+    e.expect_status(bitonic::sort(r, keys.get() + 1, values.get(), nullptr, 0, 0, profile), bitonic::Errc::misaligned,
+                    "keys 4 bytes off");
+    e.expect_status(bitonic::sort(r, keys.get(), values.get() + 2, nullptr, 0, 0, profile), bitonic::Errc::misaligned,
+                    "values 8 bytes off");
+    bitonic::Sorter sorter(profile);
+    e.expect_status(sorter.sort(r, keys.get() + 1, values.get()), bitonic::Errc::misaligned, "Sorter::sort, keys 4 bytes off");
+
+    // Too little scratch: the chapter design copies arrays with gaps into scratch.
+    bitonic::Request gaps;
+    gaps.design = bitonic::Design::chapter;
+    gaps.count = 3;
+    gaps.len = 1000;
+    gaps.stride = 1001;
+    size_t need = 0;
+    e.expect(bitonic::scratch_bytes(gaps, &need, profile).ok() && need >= 3 * 1024 * 4, "scratch_bytes of 3 x 1000 keys with gaps");
+    ch12::DeviceBuffer<unsigned char> scratch(need);
+    e.expect_status(bitonic::sort(gaps, keys.get(), nullptr, scratch.get(), need - 1, 0, profile),
+                    bitonic::Errc::scratch_too_small, "one byte too little scratch");
+    e.expect_status(bitonic::sort(gaps, keys.get(), nullptr, nullptr, need, 0, profile), bitonic::Errc::null_pointer,
+                    "no scratch pointer");
+    e.expect(bitonic::sort(gaps, keys.get(), nullptr, scratch.get(), need, 0, profile).ok() &&
+                 cudaDeviceSynchronize() == cudaSuccess,
+             "the same sort with enough scratch");
+
+    // Limits the kernels cannot run within, forced through a profile.
+    bitonic::Profile tiny = {"tiny", "a GPU with 16 KiB of shared memory per block", {}};
+    tiny.limits = bitonic::profile_by_name("t4")->limits;
+    tiny.limits.smem_per_block = 16 * 1024;
+    bitonic::Request small;
+    small.len = 1000;
+    e.expect_status(bitonic::sort(small, keys.get(), nullptr, nullptr, 0, 0, &tiny), bitonic::Errc::unsupported,
+                    "a profile with 16 KiB of shared memory per block");
+    works("an unsupported profile");
+
+    // A launch that fails: while a stream (a blocking one) captures a graph
+    // in global mode, CUDA refuses a launch into the legacy default stream.
+    // compute-sanitizer counts that refusal as an error, so --quick leaves it out.
+    if (!quick) {
+        bitonic::Request one;
+        one.design = bitonic::Design::chapter;
+        one.len = 1024;
+        e.expect(bitonic::sort(one, keys.get(), nullptr, nullptr, 0, 0, profile).ok(), "a warm-up sort");
+        CUDA_CHECK(cudaDeviceSynchronize());
+        cudaStream_t capturing;
+        CUDA_CHECK(cudaStreamCreate(&capturing));
+        CUDA_CHECK(cudaStreamBeginCapture(capturing, cudaStreamCaptureModeGlobal));
+        const bitonic::Status s = bitonic::sort(one, keys.get(), nullptr, nullptr, 0, 0, profile);
+        const cudaError_t left = cudaPeekAtLastError();
+        cudaGraph_t graph = nullptr;
+        (void)cudaStreamEndCapture(capturing, &graph);  // invalidated by the refused launch
+        if (graph) CUDA_CHECK(cudaGraphDestroy(graph));
+        (void)cudaGetLastError();
+        CUDA_CHECK(cudaStreamDestroy(capturing));
+        e.expect_status(s, bitonic::Errc::cuda, "a launch into the legacy stream during a global capture");
+        e.expect(s.cuda != cudaSuccess && std::strstr(s.detail, "launch") != nullptr,
+                 std::string("the status carries CUDA's error and names the launch: ") + s.detail);
+        e.expect(left == cudaSuccess, "CUDA's last error is cleared once the status carries it");
+        works("a failed launch");
+    }
+    printf("%-9s %4d error paths returned their status, %d did not\n", "errors", e.passed, e.failed);
+    fflush(stdout);
+    *passed += e.passed;
+    *failed += e.failed;
+}
+
+int main(int argc, char** argv) {
+    const std::vector<const char*> profile_names = cases::profile_names();
+    const std::string profiles = cases::profile_list();
+    ch12::CommandLine cl(argc, argv, "[--design NAME] [--quick | --long] [--profile NAME]",
+                         "  --design NAME  only this design (chapter, workgroup or fast; default: all three)\n"
+                         "  --quick        a few small cases per design (for compute-sanitizer)\n"
+                         "  --long         instead: single arrays of 2^22 + 3 and 2^24 + 1 keys, and batches of\n"
+                         "                 1000 arrays of 65536 and 65537 keys\n"
+                         "  --profile NAME plan every sort as on this GPU, emulated on the one here: " + profiles + "\n");
+    cl.option("--design").flag("--quick").flag("--long").option("--profile");
+    cl.parse();
+    g_name = cl.name();
+    if (cl.has("--quick") && cl.has("--long")) cl.fail("--quick and --long do not go together");
+    std::vector<bitonic::Design> designs;
+    if (cl.has("--design")) {
+        designs.push_back((bitonic::Design)cl.choice("--design", bitonic::kDesignNames, 0));
+    } else {
+        for (int d = 0; d < bitonic::kDesignCount; ++d) designs.push_back((bitonic::Design)d);
+    }
+    const bitonic::Profile* profile = nullptr;
+    if (cl.has("--profile")) profile = &bitonic::kProfiles[cl.choice("--profile", profile_names.data(), 0)];
+    const bool quick = cl.has("--quick"), longer = cl.has("--long");
+    ch12::require_cuda_device(cl.name());
+
+    bitonic::Limits limits;
+    or_exit(bitonic::device_limits(&limits, profile), g_name);
+    cudaDeviceProp prop;
+    int device = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    printf("device:   %s; planned for sm_%d, %d SMs, %zu KiB of shared memory per block, %s%s%s\n", prop.name,
+           limits.cc, limits.sms, limits.smem_per_block / 1024,
+           limits.max_cluster >= 16 ? "clusters of 16" : "no clusters of 16", profile ? " -- profile " : "",
+           profile ? profile->name : "");
+    fflush(stdout);
+
+    int passed = 0, failed = 0;
+    bitonic::Sorter sorter(profile);
+    for (bitonic::Design design : designs) {
         int d_passed = 0, d_failed = 0;
-        for (const Case& c : list) {
+        for (const Case& c : cases_of(design, quick, longer)) {
             const std::string problem = run_case(c, sorter);
             if (problem.empty()) {
                 d_passed++;
@@ -160,6 +339,7 @@ int main(int argc, char** argv) {
         passed += d_passed;
         failed += d_failed;
     }
+    if (!longer) error_paths(profile, quick, &passed, &failed);
     printf("scratch memory used at most: %zu bytes\n", sorter.scratch_allocated());
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;

@@ -17,27 +17,18 @@
 #include <cstdint>
 #include <cuda_runtime.h>
 
+#include "key_types.h"
+
 namespace bitonic {
 namespace detail {
 
-// ---- keys <-> order bits ------------------------------------------------------
+// ---- keys <-> order bits: common/key_types.h ---------------------------------------
 // encode(x) = x ^ (x's sign bit ? a : 0) ^ b, one formula for every key type
-// and both orders:
-//   uint32 ascending: a = 0, b = 0            int32: b = 0x80000000
-//   float: a = 0x7FFFFFFF, b = 0x80000000 (negative floats: every bit flipped;
-//   positive: the sign bit set -- IEEE totalOrder); descending: b ^= ~0.
-struct Codec {
-    uint32_t a, b;
-};
-constexpr Codec kIdentity = {0u, 0u};
-
-__host__ __device__ __forceinline__ uint32_t encode(uint32_t x, Codec c) {
-    return x ^ ((uint32_t)((int32_t)x >> 31) & c.a) ^ c.b;
-}
-__host__ __device__ __forceinline__ uint32_t decode(uint32_t t, Codec c) {
-    const uint32_t u = t ^ c.b;  // u has the key's sign bit: a never touches bit 31
-    return u ^ ((uint32_t)((int32_t)u >> 31) & c.a);
-}
+// and both orders (a Codec); decode() is its inverse.
+using bitonic::Codec;
+using bitonic::decode;
+using bitonic::encode;
+using bitonic::kIdentity;
 
 // ---- where the words live ---------------------------------------------------------
 struct Planes {
@@ -148,10 +139,10 @@ __device__ __forceinline__ void compare_exchange(W& x, W& y, bool ascending) {
     y = ascending ? hi : lo;
 }
 
-// The padded copy: user arrays -> dense planes of order bits (pack), and back
-// (unpack). One thread per padded index.
-__global__ void pack_kernel(Planes from, uint32_t* keys, uint32_t* values);
-__global__ void unpack_kernel(const uint32_t* keys, const uint32_t* values, Planes to);
+// The padded copy (bitonic_sort.cu): the caller's arrays -> dense planes of
+// order bits (pack), and back (unpack). One thread per padded index.
+__global__ void pack_kernel(Planes from, uint32_t* keys, uint32_t* values, bool pad_last);
+__global__ void unpack_kernel(const uint32_t* keys, const uint32_t* values, Planes to, const uint32_t* bounds);
 
 }  // namespace detail
 }  // namespace bitonic

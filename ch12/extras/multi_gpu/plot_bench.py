@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Draw bitonic_sort_multi_gpu --bench's CSV as a PNG, three panels:
+  1. time against n: bitonic on 1 GPU, on P GPUs, and CUB's radix sort;
+  2. where the time goes: local sort, exchange, compare-split, merge, for
+     1 GPU and P GPUs;
+  3. the exchange's achieved bandwidth against n, beside the NVLink figure
+     when one is given (--link-gbps: from nvidia-smi, per direction).
+
+    python3 plot_bench.py multi_gpu_bench.csv multi_gpu_bench.png [--link-gbps 450]
+
+Needs matplotlib. Without it, it says so and exits with 77 (the "skipped"
+status of the rest of the companion).
+"""
+import csv
+import math
+import os
+import sys
+
+
+def read(path):
+    title, lines = "", []
+    with open(path, newline="") as f:
+        for line in f:
+            if line.startswith("#"):
+                title = title or line[1:].strip()
+            else:
+                lines.append(line)
+    rows = []
+    for r in csv.DictReader(lines):
+        if r["verified"] != "yes":
+            continue  # skipped (memory) or wrong: nothing to draw
+        r["n"] = int(r["n"])
+        r["gpus"] = int(r["gpus"])
+        for k in ("total_ms", "sort_ms", "exchange_ms", "compare_split_ms", "merge_ms", "exchange_gb_per_s"):
+            r[k] = float(r[k])
+        rows.append(r)
+    return rows, title
+
+
+def main(argv):
+    args = argv[1:]
+    link = None
+    if "--link-gbps" in args:
+        i = args.index("--link-gbps")
+        try:
+            link = float(args[i + 1])
+        except (IndexError, ValueError):
+            print("plot_bench.py: --link-gbps wants a number", file=sys.stderr)
+            return 2
+        del args[i:i + 2]
+    if len(args) != 2:
+        print("usage: plot_bench.py BENCH.csv OUT.png [--link-gbps GB/s]", file=sys.stderr)
+        return 2
+    try:
+        rows, title = read(args[0])
+    except (OSError, KeyError, ValueError) as e:
+        print("plot_bench.py: cannot read %s: %s" % (args[0], e), file=sys.stderr)
+        return 1
+    if not rows:
+        print("plot_bench.py: %s has no checked results to draw" % args[0], file=sys.stderr)
+        return 1
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("plot_bench.py: skipped: matplotlib is not installed (pip install matplotlib)", file=sys.stderr)
+        return 77
+
+    def series(method, gpus, key):
+        pts = sorted((r["n"], r[key]) for r in rows if r["method"] == method and r["gpus"] == gpus)
+        return [p[0] for p in pts], [p[1] for p in pts]
+
+    many = sorted({r["gpus"] for r in rows if r["method"] == "bitonic" and r["gpus"] > 1})
+    configs = [("bitonic", 1)] + [("bitonic", g) for g in many]
+    fig, ax = plt.subplots(1, 3, figsize=(17, 5))
+
+    for method, gpus, style in configs_styles(configs):
+        x, y = series(method, gpus, "total_ms")
+        ax[0].plot(x, y, style, label="bitonic, %d GPU%s" % (gpus, "" if gpus == 1 else "s"))
+    x, y = series("cub", 1, "total_ms")
+    ax[0].plot(x, y, "k^--", label="CUB radix sort, 1 GPU")
+    ax[0].set_title("time")
+    ax[0].set_ylabel("ms")
+
+    phases = [("sort_ms", "local sort"), ("exchange_ms", "exchange"), ("compare_split_ms", "compare-split"),
+              ("merge_ms", "merge")]
+    markers = ["o", "s", "D", "v"]
+    for (method, gpus), line in zip(configs, ["-", "--", ":"]):
+        for (key, name), m in zip(phases, markers):
+            x, y = series(method, gpus, key)
+            pts = [(a, b) for a, b in zip(x, y) if b > 0 and not math.isnan(b)]
+            if pts:
+                ax[1].plot([p[0] for p in pts], [p[1] for p in pts], m + line,
+                           label="%s, %d GPU%s" % (name, gpus, "" if gpus == 1 else "s"))
+    ax[1].set_title("phases (the slowest GPU; exchange: the least-waiting)")
+    ax[1].set_ylabel("ms")
+
+    for gpus in many:
+        x, y = series("bitonic", gpus, "exchange_gb_per_s")
+        ax[2].plot(x, y, "o-", label="exchange, %d GPUs (per direction)" % gpus)
+    if link:
+        ax[2].axhline(link, color="k", linestyle="--", label="NVLink, nvidia-smi: %g GB/s" % link)
+    ax[2].set_title("exchange bandwidth")
+    ax[2].set_ylabel("GB/s")
+    ax[2].set_yscale("linear")
+
+    for a in ax:
+        a.set_xscale("log", base=2)
+        a.set_xlabel("n (keys)")
+        a.grid(True, which="both", alpha=0.3)
+        if a is not ax[2]:
+            a.set_yscale("log")
+        if a.lines:
+            a.legend(fontsize=7)
+    fig.suptitle("bitonic sort across GPUs -- " + title)
+    fig.tight_layout()
+    tmp = args[1] + ".tmp"  # renamed over OUT.png only once it is whole
+    try:
+        fig.savefig(tmp, dpi=120, format="png")
+        os.replace(tmp, args[1])
+    except OSError as e:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        print("plot_bench.py: cannot write %s: %s" % (args[1], e), file=sys.stderr)
+        return 1
+    print("wrote %s" % args[1])
+    return 0
+
+
+def configs_styles(configs):
+    styles = ["bo-", "rs-", "gD-", "mv-"]
+    return [(m, g, styles[i % len(styles)]) for i, (m, g) in enumerate(configs)]
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,79 @@
+// ch12/extras/sort/tuning.h -- what a GPU allows, and the library's choices
+// for it (its tuning policy), in one small file, as CUB keeps its policies.
+//
+//   Limits   what a device allows: read from the device once per device
+//            (bitonic::device_limits), or named in a profile;
+//   Profile  a GPU we plan for without owning it, its limits taken from its
+//            published specification. A profile only ever LOWERS the real
+//            device's limits (lowered()), so every launch it plans is one the
+//            real device can run. It reaches the library through its API
+//            (sort(..., profile)), never through the environment;
+//   Tuning   every launch configuration, derived from the limits alone:
+//            cluster size, tile size, the "spread", the grid of the
+//            grid-stride kernels.
+//
+// No CUDA here: g++ compiles it for the CPU-only test (request_test.cpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "sort_request.h"
+
+namespace bitonic {
+
+struct Limits {
+    int cc = 0;                 // compute capability, major * 10 + minor: 75, 80, 86, 89, 90, ...
+    int sms = 0;                // streaming multiprocessors
+    int threads_per_sm = 0;     // resident threads per SM
+    size_t smem_per_block = 0;  // shared memory one block may have, with opt-in (bytes)
+    size_t smem_per_sm = 0;     // shared memory per SM (bytes)
+    size_t smem_reserved = 0;   // shared memory the driver keeps per block (bytes)
+    int max_cluster = 1;        // the largest thread-block cluster the fast design's tile
+                                // kernel runs with (blocks; 1: no clusters)
+};
+
+struct Profile {
+    const char* name;  // as --profile takes it
+    const char* gpu;   // the GPU it stands for
+    Limits limits;
+};
+// t4, a100, rtx3060, rtx4090, h100; a null name ends the list.
+extern const Profile kProfiles[];
+const Profile* profile_by_name(const char* name);  // nullptr: no such profile
+
+// The device as the profile would have it: every limit the tighter of the
+// two (a null profile: the device itself).
+Limits lowered(const Limits& device, const Profile* profile);
+
+// ---- the tuning policy -------------------------------------------------------------
+// The fast design's blocks: 256 threads x 16 words in registers, a 4096-word
+// tile of shared memory (16 KiB for keys, 32 KiB for pairs, static).
+constexpr int kFastBlockBits = 12;
+constexpr size_t kFastBlockSmem[2] = {size_t(4) << kFastBlockBits, size_t(8) << kFastBlockBits};  // keys, pairs
+// Clusters: the fast design uses clusters of 16 blocks (65536-word tiles)
+// where the device runs them (Hopper and later), none anywhere else.
+constexpr int kFastClusterBlocks = 16;
+// The grid-stride kernels (pack, unpack): 256 threads a block, this many
+// waves of full SMs.
+constexpr int kStreamThreads = 256;
+constexpr int kStreamWaves = 4;
+
+struct Tuning {
+    Limits limits;              // the device's, as lowered by the profile
+    int fast_cluster = 1;       // blocks per cluster of the fast design: 16 or 1
+    int fast_tile_bits = 12;    // its tile: 2^12 words per block times the cluster
+    // The "spread": a single cluster would be packed onto a few SMs, several
+    // blocks each; asking for more dynamic shared memory (unused) than half
+    // an SM's puts each block on an SM of its own. Per word size (keys,
+    // pairs); 0 where it does not apply (no clusters, or the block's
+    // shared-memory limit does not allow it).
+    size_t fast_spread[2] = {0, 0};
+    uint32_t stream_blocks = 1;  // grid of the grid-stride kernels
+};
+
+// The tuning for these limits, or Errc::unsupported when the library's
+// kernels cannot run within them.
+Problem tune(const Limits& limits, Tuning* out);
+
+}  // namespace bitonic
