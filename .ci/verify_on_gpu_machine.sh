@@ -11,15 +11,15 @@
 #             libEGL_nvidia.so.0 (the stock one names the GLX library, which
 #             fails without a display), and node (xz-compressed)
 #   info      GPU, driver, nvcc, cmake, date
-#   workflow  cmake --workflow --preset default (the README's test command), timed
+#   workflow  cmake --workflow --preset default (the README's test command), timed;
+#             JOBS=N runs its steps with N jobs
 #   long      ctest -L '^long$'
-#   sanitize  ctest -L '^sanitize$', on its own (it is also part of the workflow)
+#   sanitize  ctest -L '^sanitize$' (the workflow leaves it out; JOBS as above, default 8)
 #   bench     the sort benchmark (BENCH_ARGS) and its plot
 #   glsl      the GLSL sort timed through Vulkan (GLSL_BENCH)
-#   tree      the tree table: JS, C++, SEED/GROW/WORK, the project's runtime
-#             at TREE_DEPTHS, depth 20 repeated TREE_REPEATS times
-#   ncu       the tree evaluators' stall and memory-traffic analysis (NCU_DEPTH,
-#             NCU_PROGRAMS)
+#   tree      the tree README's table: ch12/extras/tree/gpu_experiments.sh,
+#             steps TREE_STEPS (default "table deep")
+#   ncu       ncu on the default tree evaluator at depth 20 (the same script)
 set -uo pipefail
 out=${OUT:-$PWD/gpu-logs}
 mkdir -p "$out"
@@ -52,11 +52,18 @@ for step in "$@"; do
         nvcc --version | tail -1; cmake --version | head -1; command -v compute-sanitizer; date -u; } 2>&1 \
         | tee -a "$out/summary.txt" ;;
     workflow)
+      # JOBS=N: the same three steps as the workflow preset, with N jobs
+      # for the build and the tests instead of the presets' 8.
       rm -rf $b
       start=$(date +%s)
-      cmake --workflow --preset default >"$out/workflow.log" 2>&1
+      if [ -n "${JOBS:-}" ]; then
+        { cmake --preset default && cmake --build --preset default -j "$JOBS" && ctest --preset default -j "$JOBS"; } \
+          >"$out/workflow.log" 2>&1
+      else
+        cmake --workflow --preset default >"$out/workflow.log" 2>&1
+      fi
       r=$?
-      note "cmake --workflow --preset default: exit $r in $(( $(date +%s) - start )) s"
+      note "the default workflow${JOBS:+ (-j $JOBS)}: exit $r in $(( $(date +%s) - start )) s"
       grab "tests passed|tests failed|Not Run|\*\*\*Failed|\(Failed\)|Timeout|\(Skipped\)" "$out/workflow.log"
       [ $r -eq 0 ] || status=1 ;;
     long)
@@ -64,7 +71,7 @@ for step in "$@"; do
       r=$?; note "ctest -L long: exit $r"; grab "tests passed|tests failed|Skipped|passed," "$out/long.log"
       [ $r -eq 0 ] || status=1 ;;
     sanitize)
-      ctest --test-dir $b -L '^sanitize$' -j 8 --output-on-failure >"$out/sanitize.log" 2>&1
+      ctest --test-dir $b -L '^sanitize$' -j "${JOBS:-8}" --output-on-failure >"$out/sanitize.log" 2>&1
       r=$?; note "ctest -L sanitize: exit $r"; grab "tests passed|tests failed|Skipped" "$out/sanitize.log"
       [ $r -eq 0 ] || status=1 ;;
     bench)
@@ -77,22 +84,16 @@ for step in "$@"; do
       r=$?; note "glsl bench: exit $r"; cat "$out/glsl.txt" | tee -a "$out/summary.txt"
       [ $r -eq 0 ] || status=1 ;;
     tree)
-      for d in ${TREE_DEPTHS:-16 18 20 21}; do
-        node ch12/extras/tree/bitonic.js $d
-        $b/tree_bitonic_cpu --depth $d
-        reps=1; [ "$d" = 20 ] && reps=${TREE_REPEATS:-5}
-        for r in $(seq $reps); do $b/tree_seed_grow_work $d; $b/tree_bitonic_gpu $d; done
-      done >"$out/tree.txt" 2>&1
-      note "tree: exit $?"; grep -E "^tree|checksum|time" "$out/tree.txt" | tail -12 >>"$out/summary.txt" ;;
+      # The tree README's table (ch12/extras/tree/gpu_experiments.sh: TREE_STEPS,
+      # default "table deep"; its files go to $out too).
+      # shellcheck disable=SC2086
+      bash ch12/extras/tree/gpu_experiments.sh $b ${TREE_STEPS:-table deep} >"$out/tree_steps.txt" 2>&1
+      r=$?; note "tree: exit $r"; cat "$out/tree_table.txt" >>"$out/summary.txt"
+      [ $r -eq 0 ] || status=1 ;;
     ncu)
-      d=${NCU_DEPTH:-20}
-      for p in ${NCU_PROGRAMS:-tree_seed_grow_work tree_bitonic_gpu}; do
-        ncu --clock-control none --kernel-name regex:'seed_grow_work|evaluate' --csv --page raw \
-            --section WarpStateStats --section LaunchStats --section Occupancy \
-            --metrics l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum,l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum,l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum,l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum,lts__t_bytes.sum,dram__bytes.sum,gpu__time_duration.sum \
-            $b/$p $d >>"$out/ncu.csv" 2>>"$out/ncu.err"
-        note "ncu $p depth $d: exit $?"
-      done ;;
+      bash ch12/extras/tree/gpu_experiments.sh $b ncu >"$out/tree_ncu.txt" 2>&1
+      r=$?; note "ncu (the default tree evaluator, depth 20): exit $r"
+      [ $r -eq 0 ] || status=1 ;;
     *) echo "unknown step $step"; exit 2 ;;
   esac
 done
