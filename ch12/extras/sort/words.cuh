@@ -2,7 +2,7 @@
 // they sort, how keys become words and back, and where words live.
 //
 // A word is what one compare-exchange orders with a plain unsigned min/max:
-//   keys only:   uint32_t, the key's order bits (see key_order());
+//   keys only:   uint32_t, the key's order bits (encode(), common/key_types.h);
 //   pairs:       uint64_t, order bits << 32 | value -- the value travels with
 //                its key, and equal keys are ordered by value.
 // Descending order is ascending order on complemented order bits.
