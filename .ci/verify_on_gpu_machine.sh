@@ -12,7 +12,8 @@
 #             fails without a display), and node (xz-compressed)
 #   info      GPU, driver, nvcc, cmake, date
 #   workflow  cmake --workflow --preset default (the README's test command), timed;
-#             JOBS=N runs its steps with N jobs
+#             JOBS=N runs its steps with N jobs (and CTEST_ARGS added to ctest's)
+#   config    ctest -L '^config$' (part of the workflow, unless CTEST_ARGS left it out)
 #   long      ctest -L '^long$'
 #   sanitize  ctest -L '^sanitize$' (the workflow leaves it out; JOBS as above, default 8)
 #   bench     the sort benchmark (BENCH_ARGS) and its plot
@@ -57,7 +58,8 @@ for step in "$@"; do
       rm -rf $b
       start=$(date +%s)
       if [ -n "${JOBS:-}" ]; then
-        { cmake --preset default && cmake --build --preset default -j "$JOBS" && ctest --preset default -j "$JOBS"; } \
+        # shellcheck disable=SC2086
+        { cmake --preset default && cmake --build --preset default -j "$JOBS" && ctest --preset default -j "$JOBS" ${CTEST_ARGS:-}; } \
           >"$out/workflow.log" 2>&1
       else
         cmake --workflow --preset default >"$out/workflow.log" 2>&1
@@ -65,6 +67,10 @@ for step in "$@"; do
       r=$?
       note "the default workflow${JOBS:+ (-j $JOBS)}: exit $r in $(( $(date +%s) - start )) s"
       grab "tests passed|tests failed|Not Run|\*\*\*Failed|\(Failed\)|Timeout|\(Skipped\)" "$out/workflow.log"
+      [ $r -eq 0 ] || status=1 ;;
+    config)
+      ctest --test-dir $b -L '^config$' -j 3 --output-on-failure >"$out/config.log" 2>&1
+      r=$?; note "ctest -L config: exit $r"; grab "tests passed|tests failed|Skipped" "$out/config.log"
       [ $r -eq 0 ] || status=1 ;;
     long)
       ctest --test-dir $b -L '^long$' -j 4 --output-on-failure >"$out/long.log" 2>&1
