@@ -22,6 +22,14 @@
 #             steps TREE_STEPS (default "table deep")
 #   ncu       ncu on the default tree evaluator at depth 20 (the same script)
 set -uo pipefail
+for step in "$@"; do
+  case $step in
+    setup|info|workflow|config|long|sanitize|bench|glsl|tree|ncu) ;;
+    *) echo "verify_on_gpu_machine.sh: unknown step '$step' (setup info workflow config long sanitize bench glsl tree ncu)" >&2
+       exit 2 ;;
+  esac
+done
+[ $# -gt 0 ] || { echo "usage: verify_on_gpu_machine.sh STEP... (see the comment at its top)" >&2; exit 2; }
 out=${OUT:-$PWD/gpu-logs}
 mkdir -p "$out"
 b=build
@@ -53,6 +61,8 @@ for step in "$@"; do
         nvcc --version | tail -1; cmake --version | head -1; command -v compute-sanitizer; date -u; } 2>&1 \
         | tee -a "$out/summary.txt" ;;
     workflow)
+      # It starts from an empty build/ (this script is for the GPU machine's
+      # fresh copy of the tree: do not run it where build/ is yours).
       # JOBS=N: the same three steps as the workflow preset, with N jobs
       # for the build and the tests instead of the presets' 8.
       rm -rf $b
@@ -93,14 +103,13 @@ for step in "$@"; do
       # The tree README's table (ch12/extras/tree/gpu_experiments.sh: TREE_STEPS,
       # default "table deep"; its files go to $out too).
       # shellcheck disable=SC2086
-      bash ch12/extras/tree/gpu_experiments.sh $b ${TREE_STEPS:-table deep} >"$out/tree_steps.txt" 2>&1
+      OUT="$out" bash ch12/extras/tree/gpu_experiments.sh $b ${TREE_STEPS:-table deep} >"$out/tree_steps.txt" 2>&1
       r=$?; note "tree: exit $r"; cat "$out/tree_table.txt" >>"$out/summary.txt"
       [ $r -eq 0 ] || status=1 ;;
     ncu)
-      bash ch12/extras/tree/gpu_experiments.sh $b ncu >"$out/tree_ncu.txt" 2>&1
+      OUT="$out" bash ch12/extras/tree/gpu_experiments.sh $b ncu >"$out/tree_ncu.txt" 2>&1
       r=$?; note "ncu (the default tree evaluator, depth 20): exit $r"
       [ $r -eq 0 ] || status=1 ;;
-    *) echo "unknown step $step"; exit 2 ;;
   esac
 done
 note "verify_on_gpu_machine: overall status $status"

@@ -31,8 +31,10 @@ section, checks each against its golden file in expected_output/, and ends
 with a summary table. Only what it runs is built.
 
   PROGRAM      a program number (58 ... 63), an extra's id (claims,
-               per_element, glsl), an exercise's (ex1 ... ex5), or a
-               program's name; default: the six lessons and the extras
+               per_element, glsl), an exercise's (ex1 ... ex5), or the
+               name of a program in those rows (59_bitonic_split_kernel);
+               default: the six lessons and the extras (the other extras,
+               sort, tree and multi_gpu, run through ctest: README.md)
   --quiet      print only the summary table, and what each FAIL printed
                (its difference from the golden, or its build errors)
   --traps      also run each COMMON TRAP right after its program; a trap
@@ -529,7 +531,7 @@ def check_names(names, known):
     for w in names:
         if w not in known:
             bad_argument("no program '%s' (try 58 ... 63, claims, per_element, glsl, ex1 ... ex5, "
-                         "or a program's name)" % w)
+                         "or the name of a program in those rows)" % w)
 
 
 def main(argv):

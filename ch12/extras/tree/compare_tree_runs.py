@@ -12,7 +12,7 @@ as it is), the candidate and the reference run with "--depth D" added; their
 
 Exit 0: all agree; 1: a disagreement or a failure; 2: a bad command line;
 77: the candidate could not run here (no usable GPU, too little memory: it
-exited 77), reported as skipped; 130/143: interrupted (SIGINT/SIGTERM), after
+exited 77) and nothing before that disagreed, reported as skipped; 130/143: interrupted (SIGINT/SIGTERM), after
 stopping the program it was running.
 """
 import argparse
@@ -41,7 +41,11 @@ def depths(spec):
         a, sep, b = part.partition("-")
         if not a.isdigit() or (sep and not b.isdigit()):
             raise argparse.ArgumentTypeError("depths look like 1-12,16,18, not %r" % spec)
+        if sep and int(b) < int(a):
+            raise argparse.ArgumentTypeError("%s-%s is an empty range" % (a, b))
         out.extend(range(int(a), int(b) + 1) if sep else [int(a)])
+    if not out:
+        raise argparse.ArgumentTypeError("no depth given")
     return out
 
 
@@ -82,9 +86,10 @@ def main():
     for extra in variants:
         for d in a.depths:
             crc, ckeep, cout, cerr = run(candidate + extra + ["--depth", str(d)], a.timeout)
-            if crc == SKIP:
+            if crc == SKIP:  # a disagreement seen before the skip is still a failure
                 print("SKIPPED: " + cerr.strip())
-                return SKIP
+                print("%d passed, %d failed before the skip" % (total - bad, bad))
+                return 1 if bad else SKIP
             if d not in reference:
                 reference[d] = run([a.reference, "--depth", str(d)], a.timeout)
             rrc, rkeep, _, rerr = reference[d]

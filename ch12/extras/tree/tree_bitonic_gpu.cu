@@ -229,11 +229,13 @@ int main(int argc, char** argv) {
                        extra};
     return tree::run_evaluation(e, [&](uint64_t* heap, Tree input, uint64_t first_free, cudaEvent_t start,
                                        cudaEvent_t stop, std::vector<std::string>& notes, Tree* out) -> Status {
-        // (Reached only when the GPU has the memory for it.) Results meet as
-        // 32-bit node indices; frames and list slots are 32-bit too.
+        // (Reached only when the GPU has the memory for it: depth 24 and up,
+        // on a GPU of more than about 150 GB.) Results meet as 32-bit node
+        // indices; frames and list slots are 32-bit too: it cannot run here.
         if (G(depth) + S(depth) >= (uint64_t(1) << 32) || frames >= (uint64_t(1) << 32) || tasks >= (uint64_t(1) << 31))
-            return {1, std::string(cl.name()) + ": depth " + std::to_string(depth) +
-                           " is beyond this runtime's 32-bit node, frame and task indices"};
+            return {77, std::string(cl.name()) + ": skipped: depth " + std::to_string(depth) + " has " +
+                            std::to_string(G(depth) + S(depth)) +
+                            " nodes, beyond this runtime's 32-bit node indices (depth 23 at most)"};
         uint32_t table[4][32] = {};
         for (int fn = 0; fn < 4; ++fn)
             for (int d = 0; d < 32; ++d) table[fn][d] = (uint32_t)std::min<uint64_t>(waves::frames_of((Fn)fn, d, cutoff), ~0u);

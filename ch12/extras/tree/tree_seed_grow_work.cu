@@ -33,6 +33,7 @@
 
 #include <cooperative_groups.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -415,7 +416,13 @@ int main(int argc, char** argv) {
         cl.fail("--blocks " + std::to_string(blocks_asked) + ": this GPU runs at most " + std::to_string(most) +
                 " blocks of this kernel at once (" + std::to_string(sms) + " SMs x " + std::to_string(per_sm) + ")");
     const uint32_t blocks = blocks_asked ? (uint32_t)blocks_asked : (uint32_t)sms;
-    const uint32_t list_capacity = 1u << 22, frame_capacity = 1u << 26;
+    // Frames and task lists, sized for the depth: a frame is a call that
+    // split, and no evaluation makes more calls than its nodes and leaves
+    // (S(d) + 2^d); past that, the fixed caps that reach depth 23 on the
+    // H200 (the kernel reports an overflow rather than write past them).
+    const uint64_t calls = tree::S(depth) + (uint64_t(1) << depth) + 1;
+    const uint32_t list_capacity = (uint32_t)std::min<uint64_t>(calls, 1u << 22);
+    const uint32_t frame_capacity = (uint32_t)std::min<uint64_t>(calls, 1u << 26);
     const size_t extra = 3ull * list_capacity * sizeof(Task) + (size_t)frame_capacity * sizeof(Frame);
 
     tree::Evaluation e{depth, cl.name(), "SEED / GROW / WORK evaluator", extra};

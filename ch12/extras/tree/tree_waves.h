@@ -14,9 +14,9 @@
 //
 // * Results meet in one atomic. A frame's two results are node indices
 //   (32 bits each: depth 23 has 4.3e9 nodes, under 2^32) in one 64-bit word.
-//   Each sub-call ORs its result into its half with acquire-release order:
-//   the one that sees the other half non-zero runs the join -- and holds
-//   both results, with every node both sub-calls wrote visible to it.
+//   Each sub-call ORs its result into its half (relaxed: see below why no
+//   ordering is needed): the one that sees the other half non-zero runs the
+//   join, holding both results by value -- the join itself reads no heap.
 // * warp's inner nodes are written by its sub-calls. warp joins with
 //   Node(Node(left l, left r), Node(right l, right r)): sub-call l writes the
 //   left halves of those two nodes (left l, right l: its own result's
