@@ -123,7 +123,7 @@ inline std::string schedule_problem(const Recording& r, int n, int tile) {
     if (r.covered != want)
         return "your passes cover the distances " + (r.covered.empty() ? std::string("(none)") : list(r.covered)) +
                ", not " + list(want) + " -- every distance once, largest first" +
-               (n > tile ? "; those of " + std::to_string(tile) + " or more span blocks: give each its own global_pass"
+               (n > tile ? ". Those of " + std::to_string(tile) + " or more span blocks: give each its own global_pass"
                          : "");
     for (const std::string& ask : r.asks) {
         if (ask.rfind("global ", 0) == 0 && 2 * std::stoi(ask.substr(7)) <= tile)
