@@ -13,7 +13,7 @@
 #   test   ctest -L nccl: the schedule's CPU test, 1 and 2 GPUs, the benchmark's
 #          smoke runs, compute-sanitizer (SKIP_SANITIZE=1 leaves it out), too few
 #          GPUs, the command-line rules;
-#   big    one sort of 2^35 keys (128 GiB) on 2 GPUs, which no single H200 holds;
+#   big    one sort of 2^35 keys (128 GiB), split over 2 GPUs;
 #   bench  the benchmark: n = 2^26 .. 2^33, 1 GPU against 2 GPUs against CUB;
 #   plot   its plot, with the NVLink bandwidth nvidia-smi reports (needs matplotlib;
 #          without it: said, and not a failure).
