@@ -12,8 +12,8 @@
 #             fails without a display), and node (xz-compressed)
 #   info      GPU, driver, nvcc, cmake, date
 #   workflow  cmake --workflow --preset default (the README's test command), timed;
-#             JOBS=N runs its steps with N jobs (and CTEST_ARGS added to ctest's)
-#   config    ctest -L '^config$' (part of the workflow, unless CTEST_ARGS left it out)
+#             JOBS=N runs its steps with N jobs
+#   config    ctest -L '^config$' alone (the workflow runs it too)
 #   long      ctest -L '^long$'
 #   sanitize  ctest -L '^sanitize$' (the workflow leaves it out; JOBS as above, default 8)
 #   bench     the sort benchmark (BENCH_ARGS) and its plot
@@ -68,8 +68,7 @@ for step in "$@"; do
       rm -rf $b
       start=$(date +%s)
       if [ -n "${JOBS:-}" ]; then
-        # shellcheck disable=SC2086
-        { cmake --preset default && cmake --build --preset default -j "$JOBS" && ctest --preset default -j "$JOBS" ${CTEST_ARGS:-}; } \
+        { cmake --preset default && cmake --build --preset default -j "$JOBS" && ctest --preset default -j "$JOBS"; } \
           >"$out/workflow.log" 2>&1
       else
         cmake --workflow --preset default >"$out/workflow.log" 2>&1
