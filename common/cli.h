@@ -82,6 +82,35 @@ inline bool parse_number(const char* s, uint64_t lo, uint64_t hi, uint64_t* out,
     return true;
 }
 
+// A benchmark's list of sizes: "A-B" (2^A .. 2^B, 1 <= A <= B <= max_exponent)
+// or a comma list whose items are exponents (at most max_exponent: 2^item)
+// or key counts (above it, at most max_count). False on anything else.
+inline bool parse_sizes(const std::string& spec, uint64_t max_exponent, uint64_t max_count,
+                        std::vector<uint64_t>* out) {
+    out->clear();
+    const size_t dash = spec.find('-');
+    if (dash != std::string::npos && spec.find(',') == std::string::npos) {
+        uint64_t a = 0, b = 0;
+        if (!parse_number(spec.substr(0, dash).c_str(), 1, max_exponent, &a) ||
+            !parse_number(spec.substr(dash + 1).c_str(), 1, max_exponent, &b) || a > b)
+            return false;
+        for (uint64_t e = a; e <= b; e++) out->push_back(uint64_t(1) << e);
+        return true;
+    }
+    size_t pos = 0;
+    for (;;) {
+        const size_t comma = spec.find(',', pos);
+        uint64_t v = 0;
+        if (!parse_number(spec.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos).c_str(), 1,
+                          max_count, &v))
+            return false;
+        out->push_back(v <= max_exponent ? uint64_t(1) << v : v);
+        if (comma == std::string::npos) break;
+        pos = comma + 1;
+    }
+    return !out->empty();
+}
+
 // The command line of one program. Declare the options, then parse():
 //
 //   ch12::CommandLine cl(argc, argv, "--n N [--seed S]", "  --n N  how many keys\n ...");

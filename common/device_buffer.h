@@ -8,8 +8,10 @@
 //   kernel<<<...>>>(keys.get(), ...);
 //   keys.download(&host_vector);               // device -> host, the whole buffer
 //
-// For programs: a failed allocation or copy is CUDA_CHECK's exit 1 (a
-// library returns its errors instead and does not use this). Move-only.
+// For programs: a failed allocation or copy is CUDA_CHECK's exit 1. Code
+// that returns its errors instead (the tree's harness) makes the buffer
+// empty and calls allocate(), which returns CUDA's error and never exits.
+// Move-only.
 #pragma once
 
 #include <cstddef>
@@ -45,6 +47,20 @@ class DeviceBuffer {
             count_ = std::exchange(other.count_, 0);
         }
         return *this;
+    }
+
+    // count elements, in place of what the buffer held; returns CUDA's
+    // error (the buffer is then empty) and never exits.
+    cudaError_t allocate(size_t count) {
+        release();
+        if (count > SIZE_MAX / sizeof(T)) return cudaErrorMemoryAllocation;
+        const cudaError_t err = cudaMalloc(reinterpret_cast<void**>(&data_), count * sizeof(T));
+        if (err != cudaSuccess) {
+            data_ = nullptr;
+            return err;
+        }
+        count_ = count;
+        return cudaSuccess;
     }
 
     T* get() const { return data_; }

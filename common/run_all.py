@@ -17,6 +17,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import process_group  # noqa: E402  (SIGINT/SIGTERM as an exception; a program's whole group stopped)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 NAME = "run_all.sh"
@@ -68,25 +71,12 @@ current folder). One run_all.sh at a time builds in a build folder: another
 one waits for it, and says so.
 """
 
-SIGNAL_EXIT = {signal.SIGINT: 130, signal.SIGTERM: 143}
-
-
-class Interrupted(Exception):
-    def __init__(self, signum):
-        super().__init__(signum)
-        self.signum = signum
-
-
 class Failure(Exception):
     """A reason to stop, with the exit status and the message."""
 
     def __init__(self, message, status=1):
         super().__init__(message)
         self.status = status
-
-
-def on_signal(signum, _frame):
-    raise Interrupted(signum)
 
 
 def say_err(text):
@@ -287,18 +277,12 @@ class Children:
         proc = cls.current
         if proc is None:
             return
-        try:
-            os.killpg(proc.pid, signal.SIGTERM)
-        except (ProcessLookupError, PermissionError):
-            pass
+        process_group.kill(proc, signal.SIGTERM)
         try:
             proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             pass
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        process_group.kill(proc)
         proc.wait()
 
 
@@ -542,38 +526,37 @@ def main(argv):
             check_names(opts["names"], known)
     build_dir = os.environ.get("CH12_BUILD_DIR") or os.path.join(REPO, "build")
     build_dir = os.path.abspath(build_dir)
-    for s in SIGNAL_EXIT:
-        signal.signal(s, on_signal)
-    runner = Runner(opts, build_dir)
-    try:
-        if opts["build"]:
-            os.makedirs(build_dir, exist_ok=True)
-        elif not os.path.isfile(runner.table_path):
-            runner.load_table()  # says there is no build
-        with BuildLock(build_dir, exclusive=opts["build"]):
+    with process_group.signals_interrupt():
+        runner = Runner(opts, build_dir)
+        try:
             if opts["build"]:
-                runner.configure()
-            table = runner.load_table()
-            check_build_belongs_here(build_dir, table)
-            check_names(opts["names"], {x for r in table["rows"] for x in (r["id"], r["name"])})
-            for label, row, mode in select(table, opts):
-                runner.run_row(label, row, mode)
-    except Interrupted as e:
-        Children.stop()
-        say_err("interrupted (%s): stopped what was running" % signal.Signals(e.signum).name)
-        return SIGNAL_EXIT[e.signum]
-    except Failure as e:
-        say_err(str(e))
-        return e.status
-    runner.summary()
-    return 1 if runner.failed else 0
+                os.makedirs(build_dir, exist_ok=True)
+            elif not os.path.isfile(runner.table_path):
+                runner.load_table()  # says there is no build
+            with BuildLock(build_dir, exclusive=opts["build"]):
+                if opts["build"]:
+                    runner.configure()
+                table = runner.load_table()
+                check_build_belongs_here(build_dir, table)
+                check_names(opts["names"], {x for r in table["rows"] for x in (r["id"], r["name"])})
+                for label, row, mode in select(table, opts):
+                    runner.run_row(label, row, mode)
+        except process_group.Interrupted as e:
+            Children.stop()
+            say_err("interrupted (%s): stopped what was running" % e.name)
+            return e.exit_status
+        except Failure as e:
+            say_err(str(e))
+            return e.status
+        runner.summary()
+        return 1 if runner.failed else 0
 
 
 if __name__ == "__main__":
     try:
         sys.exit(main(sys.argv[1:]))
-    except Interrupted as e:  # between the handlers' set-up and main's try
-        sys.exit(SIGNAL_EXIT[e.signum])
+    except process_group.Interrupted as e:  # after the run's try (in the summary)
+        sys.exit(e.exit_status)
     except BrokenPipeError:  # ./run_all.sh | head: the reader left; stop quietly
         Children.stop()
         devnull = os.open(os.devnull, os.O_WRONLY)

@@ -793,31 +793,6 @@ static std::string layout_problem(uint64_t n, int log_gpus, uint64_t max_block) 
            std::to_string(max_block) + " keys each)";
 }
 
-// "A-B" (2^A .. 2^B) or a comma list of exponents (<= 36) and key counts (> 36).
-static bool parse_sizes(const std::string& spec, std::vector<uint64_t>* out) {
-    out->clear();
-    const size_t dash = spec.find('-');
-    if (dash != std::string::npos && spec.find(',') == std::string::npos) {
-        uint64_t a = 0, b = 0;
-        if (!ch12::parse_number(spec.substr(0, dash).c_str(), 1, 36, &a) ||
-            !ch12::parse_number(spec.substr(dash + 1).c_str(), 1, 36, &b) || a > b)
-            return false;
-        for (uint64_t e = a; e <= b; e++) out->push_back(uint64_t(1) << e);
-        return true;
-    }
-    size_t pos = 0;
-    for (;;) {
-        const size_t comma = spec.find(',', pos);
-        const std::string item = spec.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-        uint64_t v = 0;
-        if (!ch12::parse_number(item.c_str(), 1, kMaxKeys, &v)) return false;
-        out->push_back(v <= 36 ? uint64_t(1) << v : v);
-        if (comma == std::string::npos) break;
-        pos = comma + 1;
-    }
-    return !out->empty();
-}
-
 static Options parse(ch12::CommandLine& cl) {
     cl.option("--n").option("--gpus").flag("--pairs").option("--input").option("--seed").option("--max-block")
         .option("--chunk").flag("--bench").option("--sizes").option("--runs").option("--csv");
@@ -842,7 +817,7 @@ static Options parse(ch12::CommandLine& cl) {
     if (o.bench) {
         if (cl.has("--n")) cl.fail("--n goes without --bench (the benchmark's sizes are --sizes)");
         const char* sizes = cl.value("--sizes") ? cl.value("--sizes") : "26-33";
-        if (!parse_sizes(sizes, &o.sizes))
+        if (!ch12::parse_sizes(sizes, 36, kMaxKeys, &o.sizes))
             cl.fail(std::string("--sizes wants A-B (2^A .. 2^B keys, 1 <= A <= B <= 36) or a comma list of exponents "
                                 "and key counts (at most 2^36), not '") + sizes + "'");
         o.runs = (int)cl.number("--runs", 3, 100, 5);

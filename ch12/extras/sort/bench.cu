@@ -270,31 +270,6 @@ static uint64_t fingerprint(const std::vector<uint32_t>& keys, const std::vector
     return sum;
 }
 
-// A list of sizes: "A-B" (2^A .. 2^B) or a comma list of exponents (<= 31)
-// and key counts (> 31).
-static bool parse_sizes(const std::string& spec, std::vector<uint64_t>* out) {
-    out->clear();
-    const size_t dash = spec.find('-');
-    if (dash != std::string::npos && spec.find(',') == std::string::npos) {
-        uint64_t a = 0, b = 0;
-        if (!ch12::parse_number(spec.substr(0, dash).c_str(), 1, 31, &a) ||
-            !ch12::parse_number(spec.substr(dash + 1).c_str(), 1, 31, &b) || a > b) return false;
-        for (uint64_t e = a; e <= b; e++) out->push_back(uint64_t(1) << e);
-        return true;
-    }
-    size_t pos = 0;
-    for (;;) {
-        const size_t comma = spec.find(',', pos);
-        uint64_t v = 0;
-        if (!ch12::parse_number(spec.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos).c_str(),
-                                1, uint64_t(1) << 31, &v)) return false;
-        out->push_back(v <= 31 ? (uint64_t(1) << v) : v);
-        if (comma == std::string::npos) break;
-        pos = comma + 1;
-    }
-    return !out->empty();
-}
-
 struct Options {
     std::vector<uint64_t> sizes, totals, lens;
     bool batched = false;
@@ -482,7 +457,7 @@ int main(int argc, char** argv) {
     Options o;
     auto sizes_of = [&](const char* option, const char* fallback, std::vector<uint64_t>* out) {
         const char* text = cl.value(option) ? cl.value(option) : fallback;
-        if (!parse_sizes(text, out))
+        if (!ch12::parse_sizes(text, 31, uint64_t(1) << 31, out))
             cl.fail(std::string(option) + " wants A-B (2^A .. 2^B, A <= B <= 31) or a comma list of exponents and "
                     "key counts, not '" + text + "'");
     };

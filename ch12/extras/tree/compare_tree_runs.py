@@ -17,22 +17,13 @@ stopping the program it was running.
 """
 import argparse
 import os
-import signal
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "common"))
+import process_group  # noqa: E402
+
 SKIP = 77
-current = None  # the program running now, in a process group of its own
-
-
-def stop_and_exit(signum, _frame):
-    if current is not None and current.poll() is None:
-        try:
-            os.killpg(current.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-    print("compare_tree_runs: interrupted; the program it was running was stopped", file=sys.stderr)
-    sys.exit(128 + signum)
 
 
 def depths(spec):
@@ -50,24 +41,22 @@ def depths(spec):
 
 
 def run(cmd, timeout):
-    global current
-    current = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     try:
-        out, err = current.communicate(timeout=timeout)
+        out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        os.killpg(current.pid, signal.SIGKILL)
-        out, err = current.communicate()
+        process_group.kill(proc)
+        out, err = proc.communicate()
         err += b"\n(stopped after %g s)" % timeout
-    rc = current.returncode
-    current = None
+    finally:  # an interrupt, too: nothing the program started outlives it
+        process_group.kill(proc)
+    rc = proc.returncode
     text = out.decode(errors="backslashreplace")
     keep = [l for l in text.splitlines() if l.startswith("checksum:") or l.startswith("nodes:")]
     return rc, keep, text, err.decode(errors="backslashreplace")
 
 
 def main():
-    signal.signal(signal.SIGINT, stop_and_exit)
-    signal.signal(signal.SIGTERM, stop_and_exit)
     ap = argparse.ArgumentParser(usage="%(prog)s --reference PROGRAM [--depths SPEC] [--variant ARGS]... "
                                        "-- CANDIDATE [ARGS...]")
     ap.add_argument("--reference", required=True, help="the C++ reference program")
@@ -106,4 +95,10 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        with process_group.signals_interrupt():
+            status = main()
+    except process_group.Interrupted as e:
+        print("compare_tree_runs: interrupted; the program it was running was stopped", file=sys.stderr)
+        status = e.exit_status
+    sys.exit(status)

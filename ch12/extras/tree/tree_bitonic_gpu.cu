@@ -246,12 +246,12 @@ int main(int argc, char** argv) {
         rt.cutoff = cutoff;
         rt.max_waves = max_waves;
         rt.narrow = narrow;
-        DeviceArray<waves::Task> list0, list1;
-        DeviceArray<uint32_t> wave_count, wave_now;
-        DeviceArray<Frame> frame_array;
-        DeviceArray<int> error;
-        DeviceArray<Tree> d_root;
-        DeviceArray<unsigned long long> wave_start;
+        ch12::DeviceBuffer<waves::Task> list0, list1;
+        ch12::DeviceBuffer<uint32_t> wave_count, wave_now;
+        ch12::DeviceBuffer<Frame> frame_array;
+        ch12::DeviceBuffer<int> error;
+        ch12::DeviceBuffer<Tree> d_root;
+        ch12::DeviceBuffer<unsigned long long> wave_start;
         if (trace) {
             TREE_TRY(wave_start.allocate(max_waves));
             TREE_TRY(cudaMemset(wave_start.get(), 0, max_waves * sizeof(unsigned long long)));

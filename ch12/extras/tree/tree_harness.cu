@@ -92,8 +92,8 @@ Status evaluate(const Evaluation& e, const SortPhase& sort_phase, std::vector<st
         return {77, text};
     }
 
-    DeviceArray<uint64_t> heap;
-    DeviceArray<unsigned long long> unwritten;
+    ch12::DeviceBuffer<uint64_t> heap;
+    ch12::DeviceBuffer<unsigned long long> unwritten;
     TREE_TRY(heap.allocate(2 * nodes));
     TREE_TRY(unwritten.allocate(1));
     TREE_TRY(cudaMemset(heap.get(), 0xFF, heap_bytes));  // poison: ~0 is no valid tree word
@@ -116,7 +116,7 @@ Status evaluate(const Evaluation& e, const SortPhase& sort_phase, std::vector<st
 
     // checksum: 2^k subtrees in parallel, combined on the host in order
     const int k = std::min(depth, 14);
-    DeviceArray<uint32_t> d_parts;
+    ch12::DeviceBuffer<uint32_t> d_parts;
     TREE_TRY(d_parts.allocate(size_t(1) << k));
     checksum_kernel<<<((1u << k) + 255) / 256, 256>>>(heap.get(), root, k, d_parts.get());
     TREE_TRY_LAUNCH();

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "device_buffer.h"  // ch12::DeviceBuffer: allocate() returns its error
 #include "tree_bitonic.h"
 
 namespace tree {
@@ -36,24 +37,6 @@ Status cuda_failure(cudaError_t err, const char* call, const char* file, int lin
         if (tree_err_ != cudaSuccess) return ::tree::cuda_failure(tree_err_, #call, __FILE__, __LINE__); \
     } while (0)
 #define TREE_TRY_LAUNCH() TREE_TRY(cudaGetLastError())
-
-// Device memory owned by a scope: freed when it ends, whatever way it ends.
-template <typename T>
-class DeviceArray {
-  public:
-    DeviceArray() = default;
-    DeviceArray(const DeviceArray&) = delete;
-    DeviceArray& operator=(const DeviceArray&) = delete;
-    ~DeviceArray() { if (p_) cudaFree(p_); }
-    cudaError_t allocate(size_t count) {
-        if (p_) cudaFree(p_);
-        p_ = nullptr;
-        return cudaMalloc(reinterpret_cast<void**>(&p_), count * sizeof(T));
-    }
-    T* get() const { return p_; }
-  private:
-    T* p_ = nullptr;
-};
 
 // An evaluator's sort phase: given the heap with the input tree (root
 // `input`, nodes [0, first_free)), it records `start`, evaluates

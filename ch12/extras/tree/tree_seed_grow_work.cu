@@ -432,10 +432,10 @@ int main(int argc, char** argv) {
         rt.heap = heap;
         rt.frame_capacity = frame_capacity;
         rt.list_capacity = list_capacity;
-        DeviceArray<Frame> frames;
-        DeviceArray<Task> list0, list1, scratch;
-        DeviceArray<uint32_t> frame_count, list_count, stats;
-        DeviceArray<Tree> d_root;
+        ch12::DeviceBuffer<Frame> frames;
+        ch12::DeviceBuffer<Task> list0, list1, scratch;
+        ch12::DeviceBuffer<uint32_t> frame_count, list_count, stats;
+        ch12::DeviceBuffer<Tree> d_root;
         TREE_TRY(frames.allocate(frame_capacity));
         TREE_TRY(frame_count.allocate(1));
         TREE_TRY(list0.allocate(list_capacity));
