@@ -18,7 +18,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import process_group  # noqa: E402  (SIGINT/SIGTERM as an exception; a program's whole group stopped)
+import supervisor  # noqa: E402  (the four signals as an exception; a child and all it started stopped)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -62,8 +62,9 @@ pass. A program that this build should have made and did not is a FAIL.
 Each row runs exactly the command of its CTest test, as the build exported
 it (ch12_programs.json in the build folder). Exit status: 0 when nothing
 FAILed, 1 otherwise, 2 for a bad argument or an unknown program (decided
-before anything is configured), 130 or 143 when interrupted (what was running
-is stopped first).
+before anything is configured), 128 + the signal when interrupted by SIGINT
+(130), SIGTERM (143), SIGHUP (129: the terminal was closed) or SIGQUIT (131):
+what was running, and all it started, is stopped first.
 
 Environment: CH12_BUILD_DIR -- the build folder to configure, build and run
 (default: build/ next to this script; a relative path is taken from the
@@ -256,34 +257,26 @@ class BuildLock:
 # ---- running a child in its own process group ---------------------------------------------
 
 class Children:
-    """The one child running now, in a session of its own: on an interrupt it
-    is asked to stop (SIGTERM: compare_output.py then stops the program under
-    test), and its whole group is killed if it has not within 5 s."""
+    """The one child running now, through common/supervisor.py: on an
+    interrupt it is asked to stop (SIGTERM: compare_output.py then stops the
+    program under test), and it and all it started are killed if they have
+    not within 5 s."""
     current = None
 
     @classmethod
     def run(cls, argv, cwd=None, capture=True):
-        proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL,
+        proc = supervisor.start(argv, cwd=cwd, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE if capture else None,
-                                stderr=subprocess.STDOUT if capture else None,
-                                start_new_session=True)
+                                stderr=subprocess.STDOUT if capture else None)
         cls.current = proc   # stop() needs it if an interrupt comes
         out, _ = proc.communicate()
+        supervisor.stop(proc)
         cls.current = None
         return proc.returncode, (out or b"").decode("utf-8", errors="backslashreplace")
 
     @classmethod
     def stop(cls):
-        proc = cls.current
-        if proc is None:
-            return
-        process_group.kill(proc, signal.SIGTERM)
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            pass
-        process_group.kill(proc)
-        proc.wait()
+        supervisor.stop_all()
 
 
 # ---- the run ----------------------------------------------------------------------------
@@ -320,6 +313,7 @@ class Runner:
             except (OSError, ValueError) as e:
                 raise Failure("cannot read %s: %s (configure the build again: cmake -S '%s' -B '%s')"
                               % (self.table_path, e, REPO, self.build_dir))
+            check_table_shape(self.table, self.table_path)
             self.table_mtime = mtime
         return self.table
 
@@ -518,6 +512,34 @@ def check_names(names, known):
                          "or the name of a program in those rows)" % w)
 
 
+def check_table_shape(table, path):
+    """A table of the shape this run_all.sh reads, or a Failure saying so."""
+    def wrong(what):
+        raise Failure("the table %s is not one this run_all.sh can read (%s): configure the build again "
+                      "(cmake -S '%s' -B '%s')" % (path, what, REPO, os.path.dirname(path)))
+    if not isinstance(table, dict) or not isinstance(table.get("rows"), list):
+        wrong("it holds no list of rows")
+    for i, r in enumerate(table["rows"]):
+        if not isinstance(r, dict):
+            wrong("row %d is not an object" % i)
+        for key in ("id", "name", "section", "kind", "group", "what"):
+            if not isinstance(r.get(key), str):
+                wrong("row %d has no text %r" % (i, key))
+        if not isinstance(r.get("runs"), list) or not r["runs"]:
+            wrong("row %s has no runs" % r["name"])
+        for run in r["runs"]:
+            record = run.get("record") if isinstance(run, dict) else None
+            if not isinstance(record, dict) or not isinstance(run.get("mode"), str):
+                wrong("a run of row %s has no mode and record" % r["name"])
+            for key in ("program", "compare", "check", "args"):
+                if not isinstance(record.get(key), list) or not all(isinstance(x, str) for x in record[key]):
+                    wrong("a run of row %s has no list %r" % (r["name"], key))
+            if record.get("unbuilt") is not None and not isinstance(record["unbuilt"], str):
+                wrong("a run of row %s has an 'unbuilt' that is not text" % r["name"])
+            if not record["program"] and not record.get("unbuilt"):
+                wrong("a run of row %s has an empty program" % r["name"])
+
+
 def main(argv):
     opts = parse(argv)
     if opts["names"]:
@@ -526,37 +548,40 @@ def main(argv):
             check_names(opts["names"], known)
     build_dir = os.environ.get("CH12_BUILD_DIR") or os.path.join(REPO, "build")
     build_dir = os.path.abspath(build_dir)
-    with process_group.signals_interrupt():
-        runner = Runner(opts, build_dir)
-        try:
-            if opts["build"]:
+    if os.path.lexists(build_dir) and not os.path.isdir(build_dir):
+        bad_argument("the build folder %s (CH12_BUILD_DIR) is not a folder" % build_dir)
+    return supervisor.main(lambda: run(opts, build_dir), NAME, "stopped what was running")
+
+
+def run(opts, build_dir):
+    runner = Runner(opts, build_dir)
+    try:
+        if opts["build"]:
+            try:
                 os.makedirs(build_dir, exist_ok=True)
-            elif not os.path.isfile(runner.table_path):
-                runner.load_table()  # says there is no build
-            with BuildLock(build_dir, exclusive=opts["build"]):
-                if opts["build"]:
-                    runner.configure()
-                table = runner.load_table()
-                check_build_belongs_here(build_dir, table)
-                check_names(opts["names"], {x for r in table["rows"] for x in (r["id"], r["name"])})
-                for label, row, mode in select(table, opts):
-                    runner.run_row(label, row, mode)
-        except process_group.Interrupted as e:
-            Children.stop()
-            say_err("interrupted (%s): stopped what was running" % e.name)
-            return e.exit_status
-        except Failure as e:
-            say_err(str(e))
-            return e.status
-        runner.summary()
-        return 1 if runner.failed else 0
+            except OSError as e:
+                raise Failure("cannot make the build folder %s: %s (a read-only checkout? give a folder you can "
+                              "write: CH12_BUILD_DIR=<folder> %s/run_all.sh)" % (build_dir, e.strerror, REPO))
+        elif not os.path.isfile(runner.table_path):
+            runner.load_table()  # says there is no build
+        with BuildLock(build_dir, exclusive=opts["build"]):
+            if opts["build"]:
+                runner.configure()
+            table = runner.load_table()
+            check_build_belongs_here(build_dir, table)
+            check_names(opts["names"], {x for r in table["rows"] for x in (r["id"], r["name"])})
+            for label, row, mode in select(table, opts):
+                runner.run_row(label, row, mode)
+    except Failure as e:
+        say_err(str(e))
+        return e.status
+    runner.summary()
+    return 1 if runner.failed else 0
 
 
 if __name__ == "__main__":
     try:
         sys.exit(main(sys.argv[1:]))
-    except process_group.Interrupted as e:  # after the run's try (in the summary)
-        sys.exit(e.exit_status)
     except BrokenPipeError:  # ./run_all.sh | head: the reader left; stop quietly
         Children.stop()
         devnull = os.open(os.devnull, os.O_WRONLY)
