@@ -10,7 +10,7 @@
 // applyPass): the same numbers the programs print. The test `web_pictures`
 // draws them again and fails if the committed files differ.
 
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { applyPass, mergeSchedule, sortSchedule } from "../js/schedule.js";
@@ -24,9 +24,22 @@ if (args.length === 1 && (args[0] === "--help" || args[0] === "-h")) {
   process.stdout.write(usage);
   process.exit(0);
 } else if (args.length === 2 && args[0] === "--out") {
+  if (args[1] === "") badArgument("--out wants a folder, not an empty string");
   out = resolve(args[1]);
+  let kind = null;
+  try {
+    kind = statSync(out);
+  } catch (e) {
+    if (e.code !== "ENOENT") badArgument(`--out ${args[1]}: ${e.message}`);
+  }
+  if (kind && !kind.isDirectory()) badArgument(`--out ${args[1]}: not a folder`);
 } else if (args.length !== 0) {
-  process.stderr.write(`draw_pictures.js: unexpected argument '${args[0]}'\n${usage}`);
+  badArgument(`unexpected argument '${args[0]}'`);
+}
+
+// A bad command line: the usage and one line on stderr, exit 2.
+function badArgument(problem) {
+  process.stderr.write(`draw_pictures.js: ${problem}\n${usage}`);
   process.exit(2);
 }
 
@@ -59,7 +72,11 @@ const pictures = {
   },
 };
 
-mkdirSync(out, { recursive: true });
+try {
+  mkdirSync(out, { recursive: true });
+} catch (e) {
+  badArgument(`--out: cannot make the folder ${out}: ${e.message}`);
+}
 for (const [name, draw] of Object.entries(pictures)) {
   writeFileSync(join(out, name), draw());
   process.stdout.write(`wrote ${join(out, name)}\n`);
