@@ -214,7 +214,7 @@ def check(argv) -> int:
     parser.add_argument("--update", action="store_true",
                         help="write the golden from the program's stdout (only after the expected exit; "
                              "never a numbered listing's or trap's golden)")
-    parser.add_argument("--expect-exit", type=whole_number, default=0, metavar="N")
+    parser.add_argument("--expect-exit", type=arguments.exit_status, default=0, metavar="N")
     parser.add_argument("--expect-line", action="append", default=[], metavar="TEXT")
     parser.add_argument("--expect-line-prefix", action="append", default=[], metavar="TEXT")
     parser.add_argument("--expect-empty-stdout", action="store_true")

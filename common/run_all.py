@@ -384,6 +384,8 @@ class Runner:
         program = record["program"]
         if record.get("target") and not os.access(program[0], os.X_OK):
             return "FAIL", "not built: %s is missing (build it, or drop --no-build)" % program[0], ""
+        if not all(record.get(k) is not None for k in ("compare", "check", "args")) or not record["compare"]:
+            return "FAIL", "the table holds no check for it (configure the build again)", ""
         compare = record["compare"]
         argv = compare + ([] if self.opts["quiet"] else ["--show"]) + record["check"] + ["--"] + program + record["args"]
         rc, out = Children.run(argv, cwd=REPO)
@@ -531,12 +533,16 @@ def check_table_shape(table, path):
             record = run.get("record") if isinstance(run, dict) else None
             if not isinstance(record, dict) or not isinstance(run.get("mode"), str):
                 wrong("a run of row %s has no mode and record" % r["name"])
+            if record.get("unbuilt") is not None:
+                if not isinstance(record["unbuilt"], str):
+                    wrong("a run of row %s has an 'unbuilt' that is not text" % r["name"])
+                continue  # not built: nothing of it runs
             for key in ("program", "compare", "check", "args"):
+                if key not in record and key != "program":
+                    continue  # (a record without its check is a FAIL of its row, said when it runs)
                 if not isinstance(record.get(key), list) or not all(isinstance(x, str) for x in record[key]):
                     wrong("a run of row %s has no list %r" % (r["name"], key))
-            if record.get("unbuilt") is not None and not isinstance(record["unbuilt"], str):
-                wrong("a run of row %s has an 'unbuilt' that is not text" % r["name"])
-            if not record["program"] and not record.get("unbuilt"):
+            if not record["program"]:
                 wrong("a run of row %s has an empty program" % r["name"])
 
 

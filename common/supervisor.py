@@ -307,8 +307,9 @@ def stop(proc, grace=None):
          seconds (default: the grace given to start()) for it to end -- the
          time a program needs to stop what it started itself (page_output.py
          closes its browser);
-      2. SIGTERM to every process of its tree still running, and up to `grace`
-         seconds for them to end;
+      2. once it has ended: SIGTERM to every process of its tree still running,
+         and up to `grace` seconds for them to end (if it has not ended, it
+         let its grace pass: no second grace);
       3. SIGKILL to whatever is left.
     Uninterruptible: a signal that arrives meanwhile is recorded, and cuts the
     waiting short. Returns the pids of its tree that were still running after
@@ -332,11 +333,12 @@ def stop(proc, grace=None):
             _killpg(proc.pid, signal.SIGTERM)   # (a zombie not yet reaped keeps its pid: no one else's group)
             _wait_gone(proc, {}, grace)
         left = _leftovers(proc, seen)
-        for pid, start_time in left.items():
-            _send(pid, start_time, signal.SIGTERM)
-        _wait_gone(proc, left, grace)
-        if proc.poll() is None:
+        if proc.poll() is None:   # it let its grace pass: no second one for what it started
             _killpg(proc.pid, signal.SIGKILL)
+        else:
+            for pid, start_time in left.items():
+                _send(pid, start_time, signal.SIGTERM)
+            _wait_gone(proc, left, grace)
         late = _leftovers(proc, left)
         for pid, start_time in late.items():
             _send(pid, start_time, signal.SIGKILL)
@@ -380,6 +382,24 @@ def stop_all():
     finally:
         with _lock:
             _defer -= 1
+
+
+def run(argv, timeout=None, input=None, **popen_kwargs):
+    """subprocess.run through the supervisor: start(), communicate(), stop()
+    (also on a timeout, which then raises subprocess.TimeoutExpired, and on an
+    interrupt). Returns a subprocess.CompletedProcess."""
+    grace = popen_kwargs.pop("grace", GRACE)
+    if input is not None:
+        popen_kwargs["stdin"] = subprocess.PIPE
+    proc = start(argv, grace=grace, **popen_kwargs)
+    try:
+        out, err = proc.communicate(input=input, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        stop(proc)
+        proc.communicate()
+        raise
+    stop(proc)
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
 
 def children():

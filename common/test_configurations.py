@@ -33,6 +33,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import supervisor  # noqa: E402  (cmake, ctest and run_all.sh: stopped with it, on a timeout or a signal)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 BUILT = ["58_bitonic_split_cpu_baseline", "ex2_any_n", "ex2_any_n_solution"]
@@ -57,7 +60,8 @@ def says(text, want):
 
 
 def run(cmd, env, cwd=None, timeout=900):
-    p = subprocess.run(cmd, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
+    p = supervisor.run(cmd, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, timeout=timeout)
     return p.returncode, p.stdout.decode("utf-8", errors="replace")
 
 
@@ -198,4 +202,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(supervisor.main(main, "test_configurations.py", "cmake, ctest and what they ran were stopped"))

@@ -23,6 +23,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import suite  # noqa: E402
+import supervisor  # noqa: E402  (the tools it runs: stopped with it)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -34,7 +35,8 @@ ARGS = None  # the command line's --build-dir and --cmake
 def run(cmd, env=None, cwd=None, timeout=300):
     full_env = dict(os.environ)
     full_env.update(env or {})
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=full_env, cwd=cwd, timeout=timeout)
+    p = supervisor.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=full_env,
+                       cwd=cwd, timeout=timeout)
     return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
 
 
