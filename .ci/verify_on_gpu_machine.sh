@@ -38,6 +38,10 @@ cd "$(dirname "$0")/.." || exit 2
 out=${OUT:-$PWD/gpu-logs}
 case $out in /*) ;; *) out=$here/$out ;; esac
 mkdir -p "$out" || exit 2
+# Its files may not be ones git tracks, nor a golden (common/write_policy.py).
+python3 common/write_policy.py check "$out"/{summary.txt,workflow.log,config.log,long.log,sanitize.log} \
+  "$out"/{bench.csv,bench.txt,bench.png,glsl.txt,tree_steps.txt,tree_ncu.txt,tree.txt,tree_table.txt} ||
+  { echo "verify_on_gpu_machine.sh: OUT=$out: see above" >&2; exit 2; }
 b=build
 status=0
 note() { echo "== $*" | tee -a "$out/summary.txt"; }

@@ -311,7 +311,8 @@ class CiScriptsTest(Case):
         self.ran = self.path("cmake.ran")
         for tool in ("cmake", "glslc", "chromium", "chromedriver", "stress-ng"):
             self.write(os.path.join(self.bin, tool), "#!/bin/sh\necho \"$0 $*\" >> '%s'\nexit 0\n" % self.ran, 0o755)
-        for tool in ("bash", "sh", "python3", "dirname", "id", "ls", "date", "cat", "tee", "grep", "mkdir"):
+        for tool in ("bash", "sh", "python3", "dirname", "id", "ls", "date", "cat", "tee", "grep", "mkdir", "rm", "mv",
+                     "cp", "sed", "awk", "head", "tail", "wc", "sort", "touch", "env"):
             found = shutil.which(tool)
             if found and not os.path.exists(os.path.join(self.bin, tool)):
                 os.symlink(found, os.path.join(self.bin, tool))

@@ -101,6 +101,12 @@ def build_template(folder):
                       ("scratch/.standalone_build", "{}\n")):
         with open(os.path.join(user, rel), "w") as f:
             f.write(text)
+    # a scratch folder that standalone_build made in an earlier run (its marker names it)
+    import delete_policy
+    delete_policy.Scratch(os.path.join(user, "ours"), tool="standalone_build", marker=".standalone_build")
+    os.makedirs(os.path.join(user, "ours", "ch12"))
+    with open(os.path.join(user, "ours", "ch12", BOOK_SOURCE), "w") as f:
+        f.write("made by standalone_build in an earlier run\n")
     links = os.path.join(folder, "links")
     os.makedirs(links)
     for name, target in (("to_golden", "../A/expected_output/" + BOOK_GOLDEN), ("to_source", "../A/ch12/" + BOOK_SOURCE),
@@ -136,9 +142,20 @@ def tracked(root):
     return out
 
 
-paths = st.builds(lambda base, names, slash: "/".join([b for b in [base] + names if b != ""]) + ("/" if slash else ""),
-                  st.sampled_from(BASES), st.lists(st.sampled_from(NAMES), min_size=1, max_size=3),
-                  st.booleans())
+# The shapes that once lost data, reached every way: directly, through links
+# and chains of links, through '..', with './' and a trailing slash.
+DANGEROUS = ["A/README.md", "A/ch12/" + BOOK_SOURCE, "A/expected_output/" + BOOK_GOLDEN,
+             "A/expected_output/chapter_claims.txt", "B/README.md", "B/expected_output/" + BOOK_GOLDEN,
+             "links/to_golden", "links/to_source", "links/to_link", "links/to_B_readme", "links/to_user",
+             "links/to_dir/" + BOOK_SOURCE, "links/dangling", "A/ch12/../README.md", "user/sub/../data.csv",
+             "user/data.csv", "user/mgpu.csv", "user/out.png", "user/out.png.tmp", "user/.golden.abc123",
+             "user/scratch", "user/scratch/ch12", "user/ours", "user/sub", "A/.git/config", "A/.git/HEAD",
+             "A/expected_output", "A", "user", "new/out.png", "user/new.png"]
+composed = st.builds(lambda base, names: "/".join([b for b in [base] + names if b != ""]),
+                     st.sampled_from(BASES), st.lists(st.sampled_from(NAMES), min_size=1, max_size=3))
+paths = st.builds(lambda p, dot, slash: ("./" if dot else "") + p + ("/" if slash else ""),
+                  st.one_of(st.sampled_from(DANGEROUS), composed), st.booleans(),
+                  st.sampled_from([False, False, False, True]))
 
 
 class World:
@@ -254,38 +271,49 @@ class ToolPathProperties(unittest.TestCase):
     """Each tool, given generated paths as its output."""
 
     def tool_command(self, tool, path, root):
+        """(command, what it may write or delete -- real paths --, its inputs)."""
+        real = target_of(root, path)
+        ours = os.path.join(root, "user", "ours")
         if tool == "stdout_to":
-            return [PY, COMPARE, "--stdout-to", path, "--", "echo", "written"], [path]
+            return [PY, COMPARE, "--stdout-to", path, "--", "echo", "written"], [real], []
         if tool == "update":
-            return [PY, COMPARE, "--update", "--golden", path, "--", "echo", "written"], [path]
+            return [PY, COMPARE, "--update", "--golden", path, "--", "echo", "written"], [real], []
         if tool == "plot_sort":
-            return [PY, os.path.join(REPO, "ch12", "extras", "sort", "plot_bench.py"), "user/data.csv", path], [path]
+            csv = os.path.join(root, "user", "data.csv")
+            return [PY, os.path.join(REPO, "ch12", "extras", "sort", "plot_bench.py"), csv, path], [real], [csv]
         if tool == "plot_multi_gpu":
-            return [PY, os.path.join(REPO, "ch12", "extras", "multi_gpu", "plot_bench.py"), "user/mgpu.csv",
-                    path], [path]
+            csv = os.path.join(root, "user", "mgpu.csv")
+            return ([PY, os.path.join(REPO, "ch12", "extras", "multi_gpu", "plot_bench.py"), csv, path], [real],
+                    [csv])
+        # The scratch tools may change a scratch folder only when it is new, or
+        # their own (user/ours); a folder of anyone else's must stay as it is.
+        scratch_ok = [real] if (not os.path.lexists(real) or real == ours) else []
         if tool == "standalone":
             return [PY, os.path.join(HERE, "standalone_build.py"), "--compiler", "/bin/true", "--source",
                     os.path.join(REPO, "ch12", BOOK_SOURCE), "--scratch", path, "--golden",
-                    os.path.join(REPO, "expected_output", BOOK_GOLDEN), "--timeout", "60"], [path]
+                    os.path.join(REPO, "expected_output", BOOK_GOLDEN), "--timeout", "60"], scratch_ok, []
         if tool == "remove_scratch":
             return [PY, os.path.join(HERE, "delete_policy.py"), "remove-scratch", "--tool", "standalone_build",
-                    "--marker", ".standalone_build", path], []
+                    "--marker", ".standalone_build", path], scratch_ok, []
         raise AssertionError(tool)
 
-    @settings(max_examples=30, **PROPERTY_SETTINGS)
+    @settings(max_examples=40, **PROPERTY_SETTINGS)
     @given(tool=st.sampled_from(["stdout_to", "update", "plot_sort", "plot_multi_gpu", "standalone",
                                  "remove_scratch"]), path=paths)
     def test_no_tool_loses_what_it_did_not_make(self, tool, path):
         root = World.make()
         before, tracked_files = World.pristine, World.tracked
-        command, outputs = self.tool_command(tool, path, root)
+        command, allowed, inputs = self.tool_command(tool, path, root)
         env = dict(os.environ, PYTHONPATH=World.stubs)
         p = subprocess.run(command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
         err = p.stderr.decode(errors="replace")
         try:
             self.assertNotIn("Traceback", err, "%s %s" % (tool, path))
             self.assertIn(p.returncode, (0, 1, 2, 77), "%s %s: %s" % (tool, path, err))
-            check_world(self, root, before, tracked_files, [target_of(root, o) for o in outputs])
+            for i in inputs:   # an input never changes, not even when it is also named as the output
+                rel = os.path.relpath(i, root)
+                self.assertEqual(state(root).get(rel), before.get(rel), "%s %s: its input %s changed" % (tool, path, rel))
+            check_world(self, root, before, tracked_files, allowed)
         finally:
             World.reset()
 
