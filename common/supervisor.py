@@ -273,10 +273,10 @@ def start(argv, grace=GRACE, limit_memory=None, env=None, **popen_kwargs):
     tokens = env.get(TOKEN_VARIABLE, "").split()
     env[TOKEN_VARIABLE] = " ".join(tokens + [_token])
     with deferred() as mask:
-        proc = subprocess.Popen(argv, start_new_session=True, env=env,
-                                preexec_fn=_child_setup(mask, limit_memory), **popen_kwargs)
-        proc.ch12_grace = grace
-        with _lock:
+        with _lock:   # (another thread's stop() never sees it unrecorded, and takes it for an orphan)
+            proc = subprocess.Popen(argv, start_new_session=True, env=env,
+                                    preexec_fn=_child_setup(mask, limit_memory), **popen_kwargs)
+            proc.ch12_grace = grace
             _children[proc.pid] = proc
     return proc
 
@@ -332,16 +332,19 @@ def stop(proc, grace=None):
         if proc.poll() is None:
             _killpg(proc.pid, signal.SIGTERM)   # (a zombie not yet reaped keeps its pid: no one else's group)
             _wait_gone(proc, {}, grace)
-        left = _leftovers(proc, seen)
-        if proc.poll() is None:   # it let its grace pass: no second one for what it started
-            _killpg(proc.pid, signal.SIGKILL)
-        else:
-            for pid, start_time in left.items():
-                _send(pid, start_time, signal.SIGTERM)
+        with _lock:   # (what to stop is decided while no other thread starts a child)
+            left = _leftovers(proc, seen)
+            if proc.poll() is None:   # it let its grace pass: no second one for what it started
+                _killpg(proc.pid, signal.SIGKILL)
+            else:
+                for pid, start_time in left.items():
+                    _send(pid, start_time, signal.SIGTERM)
+        if proc.returncode is not None:
             _wait_gone(proc, left, grace)
-        late = _leftovers(proc, left)
-        for pid, start_time in late.items():
-            _send(pid, start_time, signal.SIGKILL)
+        with _lock:
+            late = _leftovers(proc, left)
+            for pid, start_time in late.items():
+                _send(pid, start_time, signal.SIGKILL)
         proc.wait()
         everyone = dict(left)
         everyone.update(late)
@@ -365,10 +368,11 @@ def stop_all():
     try:
         for proc in reversed(list(_children.values())):
             stop(proc)
-        left = _orphans(_table())
-        if left:
+        with _lock:
+            left = _orphans(_table())
             for pid, start_time in left.items():
                 _send(pid, start_time, signal.SIGTERM)
+        if left:
             deadline = time.monotonic() + GRACE
             while time.monotonic() < deadline and not _hurry and any(_alive(p, s) for p, s in left.items()):
                 time.sleep(POLL)

@@ -521,9 +521,19 @@ class CommandLineTest(Case):
         self.assertEqual(self.read(f), b"x")
 
 
-MIN_TESTS = 30
+class PropertyTestSkipTest(Case):
+    """test_properties.py without Hypothesis reports Skipped (77), never Passed."""
+
+    def test_without_hypothesis_it_is_skipped(self):
+        # -S: no site-packages, so no Hypothesis; the variable stops it looking for another python.
+        rc, out, err = run([PY, "-S", os.path.join(HERE, "test_properties.py")], env={"CH12_HYPOTHESIS_REEXEC": "1"})
+        self.assertEqual(rc, 77, out + err)
+        self.assertIn("SKIPPED: Hypothesis is not installed", out)
+
+
+MIN_TESTS = 31
 CASES = [StandaloneScratchTest, CompareOutputWriteTest, PlotTest, CiScriptsTest, GpuExperimentsTest,
-         LibraryRulesTest, CommandLineTest]
+         LibraryRulesTest, CommandLineTest, PropertyTestSkipTest]
 
 if __name__ == "__main__":
     suite.run(CASES, MIN_TESTS)

@@ -205,7 +205,8 @@ class RunAllTest(unittest.TestCase):
         tools = os.path.join(self.tmp.name, "bin")
         os.makedirs(tools)
         for tool in ("bash", "python3", "dirname", "env"):
-            found = shutil.which(tool)
+            # python3: this interpreter itself (a launcher such as a pyenv shim needs more than this PATH)
+            found = sys.executable if tool == "python3" else shutil.which(tool)
             if found:
                 os.symlink(found, os.path.join(tools, tool))
         fresh = os.path.join(self.tmp.name, "fresh build")
