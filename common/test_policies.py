@@ -313,7 +313,8 @@ class CiScriptsTest(Case):
             self.write(os.path.join(self.bin, tool), "#!/bin/sh\necho \"$0 $*\" >> '%s'\nexit 0\n" % self.ran, 0o755)
         for tool in ("bash", "sh", "python3", "dirname", "id", "ls", "date", "cat", "tee", "grep", "mkdir", "rm", "mv",
                      "cp", "sed", "awk", "head", "tail", "wc", "sort", "touch", "env"):
-            found = shutil.which(tool)
+            # python3: this interpreter itself (a launcher such as a pyenv shim needs more than this PATH)
+            found = PY if tool == "python3" else shutil.which(tool)
             if found and not os.path.exists(os.path.join(self.bin, tool)):
                 os.symlink(found, os.path.join(self.bin, tool))
         self.env = {"PATH": self.bin, "CI": "true"}

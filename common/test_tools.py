@@ -194,9 +194,14 @@ class RunAllTest(unittest.TestCase):
             fcntl.flock(lock, fcntl.LOCK_EX)  # another run_all.sh, building
             p = subprocess.Popen([RUN_ALL, "--no-build", "58"], env=dict(os.environ, CH12_BUILD_DIR=build),
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-            time.sleep(3)
+            # (no sleeping: it must say that it waits, and be still running when it has)
+            said = b""
+            while b"\n" not in said and p.poll() is None:
+                said += p.stderr.read1(4096)
+            self.assertIn(b"waiting: another run_all.sh is using the build folder", said)
             self.assertIsNone(p.poll(), "it did not wait for the lock")
         out, err = p.communicate(timeout=120)
+        err = said + err
         self.assertEqual(p.returncode, 0, out + err)
         self.assertIn(b"waiting: another run_all.sh is using the build folder", err)
         self.assertRegex(out.decode(), r"\n58 +12\.1 +CPU +PASS")
