@@ -74,6 +74,13 @@ def _handler(signum, _frame):
     if _raised or _defer:
         return
     _raised = True
+    # The children are asked to stop at once (the first step of every stop):
+    # should the exception below be swallowed -- Python ignores an exception
+    # raised in a weakref callback or a __del__ method, where a handler may
+    # run -- they end anyway, and start() and main() see the signal.
+    for proc in list(_children.values()):
+        if proc.returncode is None:
+            _killpg(proc.pid, signal.SIGTERM)
     raise Interrupted(signum)
 
 
@@ -266,6 +273,8 @@ def start(argv, grace=GRACE, limit_memory=None, env=None, **popen_kwargs):
     between SIGTERM and SIGKILL when it is stopped. limit_memory: RLIMIT_AS in
     bytes. Raises OSError when the program cannot be started."""
     install()
+    if _received is not None:   # interrupted already (and that was swallowed somewhere): start nothing
+        raise Interrupted(_received)
     for bad in ("start_new_session", "preexec_fn", "process_group"):
         if bad in popen_kwargs:
             raise TypeError("supervisor.start() decides %s itself" % bad)
@@ -430,6 +439,8 @@ def main(work, name, stopped="what it was running was stopped"):
     install()
     readable_output()
     try:
+        if _received is not None:
+            raise Interrupted(_received)
         status = work()
     except Interrupted as e:
         status = e.exit_status
@@ -449,3 +460,9 @@ def main(work, name, stopped="what it was running was stopped"):
         except (OSError, ValueError):
             pass
     return status
+
+
+# The handlers are in place as soon as a tool imports this module (its first
+# import): the earlier, the smaller the time in which Python's own SIGINT
+# handler -- whose KeyboardInterrupt an import may swallow -- is in charge.
+install()

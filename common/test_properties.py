@@ -388,17 +388,34 @@ class SignalProperties(unittest.TestCase):
         command, env = signal_command(tool, self.keep.name)
         marks = leak_env()
         env = dict(os.environ, CH12_TEST_PIDFILE=os.path.join(self.keep.name, "pids"), **marks, **env)
-        proc = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, start_new_session=True)
+        errors = tempfile.TemporaryFile()
+        proc = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=errors, start_new_session=True)
         time.sleep(delay)   # the generated moment of the signal (not a synchronization)
         proc.send_signal(sig)
+        swallowed = False
         try:
-            out, err = proc.communicate(timeout=60)
+            proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            out, err = proc.communicate()
-            leftovers(marks)
-            self.fail("%s, %s after %.3f s: still running 60 s later" % (tool, signal.Signals(sig).name, delay))
+            # Python's own SIGINT handler is in charge until the tool's first import:
+            # its KeyboardInterrupt, raised in the middle of an import, may be swallowed
+            # there ("Exception ignored in ..."). That signal never reached the tool;
+            # the next one must stop it, and all it started, as any other.
+            errors.seek(0)
+            said = errors.read()
+            swallowed = sig == signal.SIGINT and b"KeyboardInterrupt" in said and b"interrupted by" not in said
+            if swallowed:
+                proc.send_signal(sig)
+            try:
+                proc.wait(timeout=40)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+                leftovers(marks)
+                self.fail("%s, %s after %.3f s: still running 60 s later" % (tool, signal.Signals(sig).name, delay))
+        errors.seek(0)
+        out, err = b"", errors.read()
+        errors.close()
         left = leftovers(marks)
         self.assertEqual(left, [], "%s, %s after %.3f s: left running" % (tool, signal.Signals(sig).name, delay))
         # A signal in the first milliseconds lands before the tool's handlers, even before Python
@@ -407,7 +424,7 @@ class SignalProperties(unittest.TestCase):
         self.assertTrue(proc.returncode in (128 + sig, -sig) or early, "%s, %s after %.3f s: exit %d: %s"
                         % (tool, signal.Signals(sig).name, delay, proc.returncode,
                            (out + err).decode(errors="replace")[-2000:]))
-        if proc.returncode == 128 + sig:
+        if proc.returncode == 128 + sig and not swallowed:
             self.assertNotIn(b"Traceback", err)
 
 
