@@ -161,6 +161,8 @@ def check(path, inputs=(), update_golden=False, what="output"):
         raise Refused("the %s path is empty" % what)
     if "\0" in path:
         raise Refused("the %s path holds a NUL byte" % what)
+    if path.endswith(os.sep) or path.endswith(os.sep + ".") or path.endswith(os.sep + ".."):
+        raise Refused("the %s %s names a folder, not a file" % (what, path))
     try:
         st = os.stat(path)           # through links (also /dev/stdout's)
     except FileNotFoundError:
