@@ -20,7 +20,7 @@ Exit status (what CTest sees):
 The program is started and stopped by common/supervisor.py: it runs in a
 session (and process group) of its own; on a timeout, and when this tool gets
 SIGINT, SIGTERM, SIGHUP or SIGQUIT (it then exits 128 + the signal: 130, 143,
-129, 131), it gets SIGTERM and 5 seconds to stop what it started itself
+129, 131), it gets SIGTERM and 10 seconds to stop what it started itself
 (page_output.py closes its browser), then everything descended from it --
 processes in sessions of their own too -- is stopped, so nothing it started
 outlives this tool. A process it started that still holds its output open

@@ -260,7 +260,7 @@ class Children:
     """The one child running now, through common/supervisor.py: on an
     interrupt it is asked to stop (SIGTERM: compare_output.py then stops the
     program under test), and it and all it started are killed if they have
-    not within 5 s."""
+    not within 10 s."""
     current = None
 
     @classmethod

@@ -40,7 +40,7 @@ import time
 from contextlib import contextmanager
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
-GRACE = 5.0        # seconds between SIGTERM and SIGKILL, by default
+GRACE = 10.0       # seconds between SIGTERM and SIGKILL, by default (time enough on a loaded machine)
 POLL = 0.02        # how often a stop looks again (a tool's own loop, not a test's)
 
 
@@ -79,7 +79,8 @@ def _handler(signum, _frame):
     # raised in a weakref callback or a __del__ method, where a handler may
     # run -- they end anyway, and start() and main() see the signal.
     for proc in list(_children.values()):
-        if proc.returncode is None:
+        if proc.returncode is None and not getattr(proc, "ch12_asked", False):
+            proc.ch12_asked = True   # (once: a second SIGTERM could land in its own handler)
             _killpg(proc.pid, signal.SIGTERM)
     raise Interrupted(signum)
 
@@ -339,7 +340,9 @@ def stop(proc, grace=None):
             proc.wait()
             return []
         if proc.poll() is None:
-            _killpg(proc.pid, signal.SIGTERM)   # (a zombie not yet reaped keeps its pid: no one else's group)
+            if not getattr(proc, "ch12_asked", False):   # (the signal handler may have asked already)
+                proc.ch12_asked = True
+                _killpg(proc.pid, signal.SIGTERM)   # (a zombie not yet reaped keeps its pid: no one else's group)
             _wait_gone(proc, {}, grace)
         with _lock:   # (what to stop is decided while no other thread starts a child)
             left = _leftovers(proc, seen)
