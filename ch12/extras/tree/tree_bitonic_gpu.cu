@@ -46,6 +46,7 @@
 #include "tree_device.cuh"
 #include "tree_harness.h"
 #include "tree_waves.h"
+#include "tree_waves_fast.h"
 
 namespace cg = cooperative_groups;
 using namespace tree;
@@ -74,6 +75,7 @@ struct Runtime {
     int cutoff;
     uint32_t narrow;         // waves of at most this many tasks run in block 0 alone (0: none)
     unsigned long long* wave_start;  // --trace-waves: when each wave started (ns), else null
+    waves::fast::Options fast;       // the fast kernel's options (tree_fast.cuh)
 };
 
 __device__ __forceinline__ unsigned long long global_ns() {
@@ -182,11 +184,15 @@ __global__ void __launch_bounds__(kThreads) evaluate(Runtime rt) {
     }
 }
 
+#include "tree_fast.cuh"
+
 constexpr int kDefaultCutoff = 4;
 
 int main(int argc, char** argv) {
     ch12::CommandLine cl(
-        argc, argv, "[--depth] D [--cutoff C] [--narrow N] [--blocks-per-sm N] [--trace-waves]",
+        argc, argv,
+        "[--depth] D [--cutoff C] [--narrow N] [--blocks-per-sm N] [--levels L] [--stores thread|warp]\n"
+        "       [--tasks 1|2] [--joins serial|overlapped] [--trace-waves]",
         "  the project's runtime on sort(D, 0, gen(D, 0)); D from 1 to 30, limited by GPU\n"
         "  memory (16 bytes a node: 6.4 GB at D = 20, 68 GB at D = 23; exit 77 above it)\n"
         "  --cutoff C     calls whose subtrees hold at most 2^C leaves run on one thread,\n"
@@ -195,15 +201,27 @@ int main(int argc, char** argv) {
         "                 (0 .. 256, default 256; 0: every wave on the whole grid)\n"
         "  --blocks-per-sm N   blocks per SM, up to as many as fit (1 .. 32; default 1, the\n"
         "                      fastest on the H200: more blocks made every wide wave slower)\n"
+        "  --levels L     a warp too large for registers splits L tree levels at once (1 .. 3,\n"
+        "                 default 1)\n"
+        "  --stores thread|warp   a call in registers writes its nodes itself (default), or\n"
+        "                 its warp writes them, 32 nodes a store, through shared memory\n"
+        "  --tasks 1|2    tasks a thread holds at once (default 1; 2: the inputs of two\n"
+        "                 calls in registers gathered together)\n"
+        "  --joins serial|overlapped   a finished call reads its frame, then meets its\n"
+        "                 sibling (default), or both at once\n"
+        "                 (--levels, --stores, --tasks and --joins other than their defaults\n"
+        "                 run the fast kernel, for cutoffs up to 4)\n"
         "  --trace-waves  also print the time spent in waves, by how many tasks they hold\n");
     cl.option("--depth").option("--cutoff").option("--narrow").option("--blocks-per-sm").flag("--trace-waves")
-        .positionals(1);
+        .option("--levels").option("--stores").option("--tasks").option("--joins").positionals(1);
     cl.parse();
     const int depth = tree::depth_argument(cl);
     const int cutoff = (int)cl.number("--cutoff", 1, kRegMax, kDefaultCutoff);
     const uint32_t narrow = (uint32_t)cl.number("--narrow", 0, kThreads, kThreads);
     const int blocks_per_sm = (int)cl.number("--blocks-per-sm", 1, 32, 1);
     const bool trace = cl.has("--trace-waves");
+    bool fast = false;
+    waves::fast::Options fast_opt = fastk::options(cl, cutoff, &fast);
 
     const uint64_t frames = 1 + waves::frames_of(kSort, depth, cutoff);
     const uint64_t tasks = 2 * frames + 1;  // every task ever pushed fits in one wave's list
@@ -214,7 +232,17 @@ int main(int argc, char** argv) {
     int device = 0, sms = 0, per_sm = 0;
     CUDA_CHECK(cudaGetDevice(&device));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, evaluate_kernel, kThreads, 0));
+    size_t smem = 0;  // the fast kernel's stages (--stores warp)
+    if (fast) {
+        evaluate_kernel = fastk::evaluate_fast<fastk::kFastMax>;
+        if (fast_opt.stage && (fast_opt.stage = fastk::stage_nodes(device, blocks_per_sm, &smem)) == 0) {
+            fprintf(stderr, "%s: skipped: --stores warp needs more shared memory than this GPU has for %d block(s) "
+                            "per SM\n", cl.name(), blocks_per_sm);
+            return 77;
+        }
+        CUDA_CHECK(cudaFuncSetAttribute(evaluate_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    }
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, evaluate_kernel, kThreads, smem));
     if (per_sm < 1) {
         fprintf(stderr, "%s: the evaluator's kernel does not fit on an SM of this GPU\n", cl.name());
         return 1;
@@ -246,6 +274,7 @@ int main(int argc, char** argv) {
         rt.cutoff = cutoff;
         rt.max_waves = max_waves;
         rt.narrow = narrow;
+        rt.fast = fast_opt;
         ch12::DeviceBuffer<waves::Task> list0, list1;
         ch12::DeviceBuffer<uint32_t> wave_count, wave_now;
         ch12::DeviceBuffer<Frame> frame_array;
@@ -287,7 +316,7 @@ int main(int argc, char** argv) {
 
         void* params[] = {&rt};
         TREE_TRY(cudaEventRecord(start));
-        TREE_TRY(cudaLaunchCooperativeKernel((void*)evaluate_kernel, dim3(sms * per_sm), dim3(kThreads), params, 0, 0));
+        TREE_TRY(cudaLaunchCooperativeKernel((void*)evaluate_kernel, dim3(sms * per_sm), dim3(kThreads), params, smem, 0));
         TREE_TRY_LAUNCH();
         TREE_TRY(cudaEventRecord(stop));
         TREE_TRY(cudaEventSynchronize(stop));
