@@ -345,6 +345,13 @@ int main(int argc, char** argv) {
                  (unsigned long long)ran, nwaves, widest, narrow_waves, (unsigned long long)frames - 1, cutoff,
                  sms * per_sm, kThreads);
         notes.push_back(line);
+        if (fast) {
+            snprintf(line, sizeof line, "fast kernel: levels %d, stores %s, %d task(s) a thread, joins %s",
+                     fast_opt.levels, fast_opt.stage ? ("warp (" + std::to_string(fast_opt.stage) + " nodes staged)").c_str()
+                                                     : "thread",
+                     fast_opt.pairs ? 2 : 1, fast_opt.overlap ? "overlapped" : "serial");
+            notes.push_back(line);
+        }
         if (trace) {  // time by wave width: 1 task, up to a block, up to the grid's threads, more
             std::vector<unsigned long long> t0(max_waves);
             TREE_TRY(cudaMemcpy(t0.data(), rt.wave_start, max_waves * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
