@@ -13,9 +13,11 @@
 # 4. trace   each design once at depth 20 with --trace-waves (where the time goes)
 # 5. probe   tree_memory_probe: dependent-load latency and copy bandwidth, and from
 #            them the floor at depth 20
-# 6. ncu     ncu --clock-control none on the design fastest at depth 20 (depth 20)
-# Files in $OUT (default ./tree-fast-logs): build.log, ctest.log, runs.log, traces.txt,
-# probe.txt, ncu.csv and ncu.err, table.txt (the table, also printed at the end). Exit 0 when the
+# 6. ncu     ncu --clock-control none at depth 20 on the design fastest there, and on
+#            the first design (the kernel as it was) for comparison
+# Files in $OUT (default ./tree-fast-logs): build.log, ctest.log, runs.log (every run, the
+# traces too), probe.txt, ncu.csv (the fastest), ncu_default.csv, ncu.err, table.txt (the
+# table, also printed at the end). Exit 0 when the
 # build, the tests and every run passed, 1 otherwise. Failures are counted here, in
 # this shell.
 set -uo pipefail
@@ -32,7 +34,6 @@ table=()
 say() { table+=("$*"); printf '%s\n' "$*" >>"$out/table.txt"; }
 : >"$out/table.txt"
 : >"$out/runs.log"
-: >"$out/traces.txt"
 
 designs=${DESIGNS:-"default (the kernel as it was)|
 joins overlapped|--joins overlapped
@@ -119,7 +120,7 @@ for i in "${!names[@]}"; do
   text=$("$bin/tree_bitonic_gpu" ${args[$i]} --depth 20 --trace-waves 2>&1)
   r=$?
   [ $r -eq 0 ] || failures=$((failures + 1))
-  { echo "== ${names[$i]}: exit $r"; printf '%s\n' "$text"; } >>"$out/traces.txt"
+  { echo "== trace, ${names[$i]}: exit $r"; printf '%s\n' "$text"; } >>"$out/runs.log"
   say "  trace, ${names[$i]}: $(grep -m1 '^runtime:' <<<"$text" | sed 's/^runtime: [0-9]* tasks in //; s/ (widest.*//'):$(grep -m1 '^waves by width:' <<<"$text" | sed 's/^waves by width://; s/ waves, / x, /g; s/;$//')"
 done
 
@@ -140,21 +141,14 @@ if [ -n "$dram" ] && [ -n "$bw" ]; then
       dram, 3541 * dram / 1e6, l2, 3541 * l2 / 1e6, bw, 12.85e3 / bw }')"
 fi
 
-# 6. ncu on the fastest design at depth 20
-# shellcheck disable=SC2086
-ncu --clock-control none --kernel-name regex:'evaluate' --csv --page raw --print-units base \
-    --section WarpStateStats --section LaunchStats --section Occupancy --section MemoryWorkloadAnalysis \
-    --metrics l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum,l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum,l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum,l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum,lts__t_bytes.sum,dram__bytes.sum,gpu__time_duration.sum,lts__t_sector_hit_rate.pct,dram__throughput.avg.pct_of_peak_sustained_elapsed \
-    "$bin/tree_bitonic_gpu" ${args[$best]} --depth 20 >"$out/ncu.csv" 2>"$out/ncu.err"
-r=$?
-[ $r -eq 0 ] || failures=$((failures + 1))
-say "ncu (${names[$best]}, depth 20): exit $r, $(wc -l <"$out/ncu.csv") lines in ncu.csv"
-summary=$(python3 - "$out/ncu.csv" 2>&1 <<'EOF'
+# 6. ncu at depth 20: the fastest design, and the kernel it came from (the first design)
+ncu_summary() {
+  python3 - "$1" 2>&1 <<'EOF'
 import csv, sys
 rows = [r for r in csv.reader(open(sys.argv[1], errors="replace")) if len(r) > 10]
 top = [i for i, r in enumerate(rows) if "gpu__time_duration.sum" in r]
 if not top or top[0] + 2 >= len(rows):
-    print("(no kernel row in ncu.csv)")
+    print("(no kernel row)")
     sys.exit(0)
 head, data = rows[top[0]], rows[top[0] + 2]  # names, units, the kernel's row
 def get(name):
@@ -168,16 +162,31 @@ total = sum(v for v in stall.values() if v == v) or float("nan")
 def share(key):
     v = sum(x for h, x in stall.items() if ("_" + key + "_") in h and x == x)
     return 100 * v / total
-print("kernel %.2f ms, %d registers, long scoreboard %.0f%%, barrier %.0f%% of stalls; at L1: loads %.1f GB, stores %.1f GB, "
-      "local %.2f GB; L2 %.1f GB (%.0f%% hits); DRAM %.1f GB (%.0f%% of peak)" % (
+print("kernel %.2f ms, %.0f registers, stalls: long scoreboard %.0f%%, barrier %.0f%%, lg throttle %.0f%%; at L1: loads %.1f GB, "
+      "stores %.1f GB, local %.2f GB; L2 %.1f GB (%.0f%% hits); DRAM %.1f GB (%.0f%% of peak)" % (
       get("gpu__time_duration.sum") / 1e6, get("launch__registers_per_thread"), share("long_scoreboard"), share("barrier"),
+      share("lg_throttle"),
       get("l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum") / 1e9, get("l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum") / 1e9,
       (get("l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum") + get("l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum")) / 1e9,
       get("lts__t_bytes.sum") / 1e9, get("lts__t_sector_hit_rate.pct"), get("dram__bytes.sum") / 1e9,
       get("dram__throughput.avg.pct_of_peak_sustained_elapsed")))
 EOF
-)
-[ -z "$summary" ] || say "  $summary"
+}
+which=("$best")
+[ "$best" -eq 0 ] || which+=(0)
+for i in "${which[@]}"; do
+  file=ncu.csv
+  [ "$i" -ne 0 ] || [ "$best" -eq 0 ] || file=ncu_default.csv
+  # shellcheck disable=SC2086
+  ncu --clock-control none --kernel-name regex:'evaluate' --csv --page raw --print-units base \
+      --section WarpStateStats --section LaunchStats --section Occupancy --section MemoryWorkloadAnalysis \
+      --metrics l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum,l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum,l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum,l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum,lts__t_bytes.sum,dram__bytes.sum,gpu__time_duration.sum,lts__t_sector_hit_rate.pct,dram__throughput.avg.pct_of_peak_sustained_elapsed \
+      "$bin/tree_bitonic_gpu" ${args[$i]} --depth 20 >"$out/$file" 2>>"$out/ncu.err"
+  r=$?
+  [ $r -eq 0 ] || failures=$((failures + 1))
+  say "ncu, ${names[$i]}, depth 20 ($file): exit $r"
+  say "  $(ncu_summary "$out/$file")"
+done
 
 say "failed: $failures"
 printf '%s\n' "${table[@]}"
