@@ -7,7 +7,8 @@
 // deliver their results -- the order the GPU's __syncwarp() enforces. For
 // depths 1 to 12, cutoffs 1 to 4 and every combination of the options
 // (levels 1-3, joins in series or overlapped, stages of 0, 5 and 32 nodes,
-// one or two tasks per thread), the heap must equal, word for word, the
+// one or two tasks per thread, or two only in the waves of 65 to 128 tasks:
+// "auto" for a grid of 64 threads), the heap must equal, word for word, the
 // heap the write-up's sequential form leaves, with the same root; every
 // frame written exactly once; no call may see an input that is not a full
 // tree; no node read in the wave that wrote it; and splitting three levels
@@ -118,6 +119,7 @@ void gen(std::vector<uint64_t>& heap, int d) {  // as the GPU harness builds gen
 
 constexpr int kMax = 4;  // the fast kernel's register calls (cutoffs 1 to 4)
 constexpr int kLanes = 32;
+constexpr int kThreads = 64;  // the simulated grid, for --tasks auto
 
 // One thread's call in one phase: what it ran, for the warp's stores.
 struct Lane {
@@ -143,6 +145,7 @@ void flush(HostOps& ops, std::vector<std::vector<Kids>>& stages, Lane* lanes) {
 struct Result {
     bool ok;
     uint64_t waves;
+    uint64_t paired;  // waves whose threads held two tasks each
 };
 
 Result simulate(int depth, int cutoff, const fast::Options& opt, const std::vector<uint64_t>& want, Tree want_root,
@@ -163,16 +166,18 @@ Result simulate(int depth, int cutoff, const fast::Options& opt, const std::vect
     for (int fn = 0; fn < 4; ++fn)
         for (int d = 0; d < 32; ++d) ops.table[fn][d] = frames_of((Fn)fn, d, cutoff);
     std::vector<std::vector<Kids>> stages(kLanes, std::vector<Kids>(opt.stage + 1, Kids{~0ull, ~0ull}));
-    const int per_lane = opt.pairs ? 2 : 1;
-    uint64_t waves = 0;
+    uint64_t waves = 0, paired = 0;
     while (!wave.empty()) {
         std::shuffle(wave.begin(), wave.end(), rng);
         ops.heap_mem.now = (uint32_t)waves + 1;
         const size_t n = wave.size();
+        const bool pairs = fast::two_tasks(opt, n, kThreads);
+        const int per_lane = pairs ? 2 : 1;
+        paired += pairs;
         for (size_t first = 0; first < n; first += (size_t)kLanes * per_lane) {  // one warp's tasks
             fast::Held<kMax> held[kLanes];
             bool holding[kLanes] = {};
-            if (opt.pairs)
+            if (pairs)
                 for (int l = 0; l < kLanes; ++l) {
                     const size_t a = first + l, b = first + kLanes + l;
                     if (b < n) holding[l] = fast::hold<kMax>(ops, wave[a], wave[b], &held[l]);
@@ -186,7 +191,7 @@ Result simulate(int depth, int cutoff, const fast::Options& opt, const std::vect
                     ops.stage = stages[l].data();
                     Lane& x = lanes[l];
                     if (holding[l]) {
-                        fast::run_held<kMax>(ops, t, held[l], phase, &x.done, &x.where);
+                        fast::run_held<kMax>(ops, t, &held[l], &x.done, &x.where);
                         x.ran = true;
                     } else {
                         x.ran = fast::start<kMax>(ops, t, Kids{0, 0}, false, &x.done, &x.where);
@@ -212,7 +217,7 @@ Result simulate(int depth, int cutoff, const fast::Options& opt, const std::vect
            : !frames_ok            ? "a frame not written exactly once"
            : same_wave_read        ? "a node read in the wave that wrote it"
                                    : "";
-    return {**why == '\0', waves};
+    return {**why == '\0', waves, paired};
 }
 
 }  // namespace
@@ -220,6 +225,7 @@ Result simulate(int depth, int cutoff, const fast::Options& opt, const std::vect
 int main() {
     int failures = 0, runs = 0;
     uint64_t waves_one = 0, waves_three = 0;  // depth 12, cutoff 4
+    uint64_t auto_waves = 0, auto_paired = 0;   // all runs with tasks auto
     std::mt19937 rng(2030);
     for (int depth = 1; depth <= 12; ++depth) {
         const uint64_t nodes = G(depth) + S(depth);
@@ -230,25 +236,35 @@ int main() {
             for (int levels = 1; levels <= fast::kMaxLevels; ++levels)
                 for (int overlap = 0; overlap <= 1; ++overlap)
                     for (uint32_t stage : {0u, 5u, 32u})
-                        for (int pairs = 0; pairs <= 1; ++pairs) {
+                        for (int tasks : {fast::kTasksOne, fast::kTasksTwo, fast::kTasksAuto}) {
                             fast::Options opt;
                             opt.levels = levels;
                             opt.overlap = overlap != 0;
                             opt.stage = stage;
-                            opt.pairs = pairs != 0;
+                            opt.tasks = tasks;
                             const char* why = "";
                             const Result r = simulate(depth, cutoff, opt, want, want_root, rng, &why);
                             ++runs;
+                            if (tasks == fast::kTasksAuto) {
+                                auto_waves += r.waves;
+                                auto_paired += r.paired;
+                            }
                             if (!r.ok) {
                                 if (++failures <= 20)
-                                    std::printf("FAIL: depth %d, cutoff %d, levels %d, overlap %d, stage %u, pairs %d: %s\n",
-                                                depth, cutoff, levels, overlap, stage, pairs, why);
+                                    std::printf("FAIL: depth %d, cutoff %d, levels %d, overlap %d, stage %u, tasks %s: %s\n",
+                                                depth, cutoff, levels, overlap, stage,
+                                                tasks == fast::kTasksAuto ? "auto" : tasks == 2 ? "2" : "1", why);
                             }
-                            if (depth == 12 && cutoff == 4 && !overlap && !stage && !pairs) {
+                            if (depth == 12 && cutoff == 4 && !overlap && !stage && tasks == fast::kTasksOne) {
                                 if (levels == 1) waves_one = r.waves;
                                 if (levels == 3) waves_three = r.waves;
                             }
                         }
+    }
+    if (!(auto_paired > 0 && auto_paired < auto_waves)) {
+        ++failures;
+        std::printf("FAIL: tasks auto held two tasks a thread in %llu of %llu waves (some, not all, expected)\n",
+                    (unsigned long long)auto_paired, (unsigned long long)auto_waves);
     }
     if (!(waves_three < waves_one)) {
         ++failures;
@@ -256,7 +272,7 @@ int main() {
                     (unsigned long long)waves_three, (unsigned long long)waves_one);
     }
     std::printf("tree waves (fast options): %d simulated runs (depths 1-12, cutoffs 1-4, levels 1-3, joins in series "
-                "and overlapped, stages 0/5/32, 1 or 2 tasks a thread; depth 12: %llu waves with one level a split, "
+                "and overlapped, stages 0/5/32, 1, 2 or auto tasks a thread; depth 12: %llu waves with one level a split, "
                 "%llu with three) against the sequential form, heap word for word: %s\n",
                 runs, (unsigned long long)waves_one, (unsigned long long)waves_three,
                 failures ? "FAILED" : "all identical");

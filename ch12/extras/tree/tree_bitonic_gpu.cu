@@ -2,7 +2,9 @@
 // project's own runtime: tasks above a cutoff, run in waves; calls below it
 // run in registers; joins meet in one atomic.
 //
-//   tree_bitonic_gpu --depth 20 [--cutoff C] [--narrow N] [--blocks-per-sm N]
+//   tree_bitonic_gpu --depth 20 [--cutoff C] [--narrow N] [--blocks-per-sm N] [--blocks B]
+//   [--kernel fast|classic] [--levels L] [--stores thread|warp] [--tasks 1|2|auto]
+//   [--joins serial|overlapped] [--deal static|dynamic] [--trace-waves]
 //   (or: tree_bitonic_gpu 20)
 //
 // The program is fixed: warp, flow, down and sort exactly as in
@@ -27,8 +29,11 @@
 // * Heap nodes and frames have ranges reserved in advance; the next wave's
 //   list slots are taken with warp-aggregated atomics.
 //
-// Where its time goes, and the designs measured against it, are in README.md
-// and NOTES.md beside this file.
+// That is the classic kernel (evaluate, below: --kernel classic). The default
+// is its fast kernel (tree_fast.cuh): the same runtime with the options that
+// the measurements kept -- joins overlapped, warp-cooperative stores, two
+// tasks a thread where a wave holds one to two a thread. Where the time goes,
+// and every design measured, are in README.md and NOTES.md beside this file.
 
 #include <algorithm>
 #include <cstdint>
@@ -54,11 +59,10 @@ using waves::Frame;
 using waves::FrameHead;
 
 constexpr int kThreads = 256;
-// The register calls compiled in: subtrees of up to 2^5 leaves (a kernel
-// with 2^6 compiles for minutes and needs about twice the registers). Two
-// kernels: one for cutoff 5, and a smaller one (fewer registers, no local
-// memory) for cutoffs up to 4, the faster of the two on the H200.
-constexpr int kRegMax = 5;
+// The register calls compiled in: subtrees of up to 2^4 leaves. (A kernel
+// for cutoff 5 ran slower on the H200 -- 154 registers, 20.6 ms against 19.1
+// at depth 20 -- and took two thirds of this file's compile time: removed.)
+constexpr int kRegMax = 4;
 
 // frames_of(fn, d) for this run's cutoff (tree_waves.h), read by every split.
 __constant__ uint32_t c_frames_of[4][32];
@@ -75,6 +79,8 @@ struct Runtime {
     int cutoff;
     uint32_t narrow;         // waves of at most this many tasks run in block 0 alone (0: none)
     unsigned long long* wave_start;  // --trace-waves: when each wave started (ns), else null
+    uint32_t* wave_call;             // --trace-waves, fast kernel: each wave's first task's first 4 bytes
+    uint32_t* taken;                 // --deal dynamic: tasks taken from each wave's counter, else null
     waves::fast::Options fast;       // the fast kernel's options (tree_fast.cuh)
 };
 
@@ -82,6 +88,14 @@ __device__ __forceinline__ unsigned long long global_ns() {
     unsigned long long t;
     asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));
     return t;
+}
+
+// --trace-waves, in the fast kernel: when wave w starts, and which call it
+// runs (fn and d of its first task: all tasks of a wave are alike). (The
+// classic kernel records the time only: the call's load cost it registers.)
+__device__ __forceinline__ void trace_wave(const Runtime& rt, uint32_t w) {
+    rt.wave_start[w] = global_ns();
+    rt.wave_call[w] = __ldcg(reinterpret_cast<const unsigned int*>(rt.list[w & 1]));
 }
 
 __device__ __forceinline__ waves::Task load_task(const waves::Task* p) {
@@ -191,43 +205,54 @@ constexpr int kDefaultCutoff = 4;
 int main(int argc, char** argv) {
     ch12::CommandLine cl(
         argc, argv,
-        "[--depth] D [--cutoff C] [--narrow N] [--blocks-per-sm N] [--levels L] [--stores thread|warp]\n"
-        "       [--tasks 1|2] [--joins serial|overlapped] [--trace-waves]",
+        "[--depth] D [--cutoff C] [--narrow N] [--blocks-per-sm N] [--blocks B] [--kernel fast|classic]\n"
+        "       [--levels L] [--stores thread|warp] [--tasks 1|2|auto] [--joins serial|overlapped]\n"
+        "       [--deal static|dynamic] [--trace-waves]",
         "  the project's runtime on sort(D, 0, gen(D, 0)); D from 1 to 30, limited by GPU\n"
         "  memory (16 bytes a node: 6.4 GB at D = 20, 68 GB at D = 23; exit 77 above it)\n"
         "  --cutoff C     calls whose subtrees hold at most 2^C leaves run on one thread,\n"
-        "                 in registers (1 .. 5, default 4)\n"
+        "                 in registers (1 .. 4, default 4)\n"
         "  --narrow N     waves of at most N tasks run in one block, with block barriers\n"
         "                 (0 .. 256, default 256; 0: every wave on the whole grid)\n"
         "  --blocks-per-sm N   blocks per SM, up to as many as fit (1 .. 32; default 1, the\n"
         "                      fastest on the H200: more blocks made every wide wave slower)\n"
+        "  --blocks B     the grid: B blocks (1 .. 1048576, at most as many as fit at once;\n"
+        "                 default all: blocks-per-sm x the SMs). Fewer give small depths\n"
+        "                 waves of several tasks a thread, as the tests want\n"
+        "  --kernel fast|classic   the fast kernel (default) with the options below, or the\n"
+        "                 classic one it came from (no options)\n"
         "  --levels L     a warp too large for registers splits L tree levels at once (1 .. 3,\n"
         "                 default 1)\n"
-        "  --stores thread|warp   a call in registers writes its nodes itself (default), or\n"
-        "                 its warp writes them, 32 nodes a store, through shared memory\n"
-        "  --tasks 1|2    tasks a thread holds at once (default 1; 2: the inputs of two\n"
-        "                 calls in registers gathered together)\n"
+        "  --stores thread|warp   a call in registers writes its nodes itself, or its warp\n"
+        "                 writes them, 32 nodes a store, through shared memory (default,\n"
+        "                 where the GPU's shared memory holds it)\n"
+        "  --tasks 1|2|auto   tasks a thread holds at once (2: the inputs of two calls in\n"
+        "                 registers gathered together); auto (default): 2 in the waves of\n"
+        "                 one to two tasks a thread, else 1\n"
         "  --joins serial|overlapped   a finished call reads its frame, then meets its\n"
-        "                 sibling (default), or both at once\n"
-        "                 (--levels, --stores, --tasks and --joins other than their defaults\n"
-        "                 run the fast kernel, for cutoffs up to 4)\n"
-        "  --trace-waves  also print the time spent in waves, by how many tasks they hold\n");
-    cl.option("--depth").option("--cutoff").option("--narrow").option("--blocks-per-sm").flag("--trace-waves")
-        .option("--levels").option("--stores").option("--tasks").option("--joins").positionals(1);
+        "                 sibling, or both at once (default)\n"
+        "  --deal static|dynamic   in a wave of more tasks than threads, a warp runs every\n"
+        "                 (grid)-th 32 tasks (default), or takes its next 32 from a counter\n"
+        "  --trace-waves  also print the time spent in waves, by how many tasks they hold\n"
+        "                 and by the call they run\n");
+    cl.option("--depth").option("--cutoff").option("--narrow").option("--blocks-per-sm").option("--blocks")
+        .flag("--trace-waves").option("--kernel").option("--levels").option("--stores").option("--tasks")
+        .option("--joins").option("--deal").positionals(1);
     cl.parse();
     const int depth = tree::depth_argument(cl);
     const int cutoff = (int)cl.number("--cutoff", 1, kRegMax, kDefaultCutoff);
     const uint32_t narrow = (uint32_t)cl.number("--narrow", 0, kThreads, kThreads);
     const int blocks_per_sm = (int)cl.number("--blocks-per-sm", 1, 32, 1);
+    const uint32_t blocks = (uint32_t)cl.number("--blocks", 1, 1u << 20, 0);  // 0: all that fit
     const bool trace = cl.has("--trace-waves");
-    bool fast = false;
-    waves::fast::Options fast_opt = fastk::options(cl, cutoff, &fast);
+    bool fast = false, stores_asked = false;
+    waves::fast::Options fast_opt = fastk::options(cl, &fast, &stores_asked);
 
     const uint64_t frames = 1 + waves::frames_of(kSort, depth, cutoff);
     const uint64_t tasks = 2 * frames + 1;  // every task ever pushed fits in one wave's list
     ch12::require_cuda_device(cl.name());
 
-    void (*evaluate_kernel)(Runtime) = cutoff <= 4 ? evaluate<4> : evaluate<kRegMax>;
+    void (*evaluate_kernel)(Runtime) = evaluate<kRegMax>;
     const uint32_t max_waves = 1u << 20;
     int device = 0, sms = 0, per_sm = 0;
     CUDA_CHECK(cudaGetDevice(&device));
@@ -235,7 +260,7 @@ int main(int argc, char** argv) {
     size_t smem = 0;  // the fast kernel's stages (--stores warp)
     if (fast) {
         evaluate_kernel = fastk::evaluate_fast<fastk::kFastMax>;
-        if (fast_opt.stage && (fast_opt.stage = fastk::stage_nodes(device, blocks_per_sm, &smem)) == 0) {
+        if (fast_opt.stage && (fast_opt.stage = fastk::stage_nodes(device, blocks_per_sm, &smem)) == 0 && stores_asked) {
             fprintf(stderr, "%s: skipped: --stores warp needs more shared memory than this GPU has for %d block(s) "
                             "per SM\n", cl.name(), blocks_per_sm);
             return 77;
@@ -251,7 +276,12 @@ int main(int argc, char** argv) {
         cl.fail("--blocks-per-sm " + std::to_string(blocks_per_sm) + ": at most " + std::to_string(per_sm) +
                 " blocks of this kernel fit on an SM of this GPU");
     per_sm = blocks_per_sm;
-    const size_t extra = frames * sizeof(Frame) + 2 * tasks * sizeof(waves::Task) + max_waves * sizeof(uint32_t);
+    if (blocks > (uint32_t)(sms * per_sm))
+        cl.fail("--blocks " + std::to_string(blocks) + ": at most " + std::to_string(sms * per_sm) +
+                " blocks of this kernel run at once on this GPU");
+    const uint32_t grid_blocks = blocks ? blocks : (uint32_t)(sms * per_sm);
+    const size_t extra = frames * sizeof(Frame) + 2 * tasks * sizeof(waves::Task) +
+                         (fast_opt.dynamic ? 2 : 1) * max_waves * sizeof(uint32_t);
 
     tree::Evaluation e{depth, cl.name(), "task runtime (waves in one cooperative kernel, registers below the cutoff)",
                        extra};
@@ -281,9 +311,15 @@ int main(int argc, char** argv) {
         ch12::DeviceBuffer<int> error;
         ch12::DeviceBuffer<Tree> d_root;
         ch12::DeviceBuffer<unsigned long long> wave_start;
+        ch12::DeviceBuffer<uint32_t> wave_call, taken;
         if (trace) {
             TREE_TRY(wave_start.allocate(max_waves));
             TREE_TRY(cudaMemset(wave_start.get(), 0, max_waves * sizeof(unsigned long long)));
+            TREE_TRY(wave_call.allocate(max_waves));
+        }
+        if (fast_opt.dynamic) {
+            TREE_TRY(taken.allocate(max_waves));
+            TREE_TRY(cudaMemset(taken.get(), 0, max_waves * sizeof(uint32_t)));
         }
         TREE_TRY(list0.allocate(tasks));
         TREE_TRY(list1.allocate(tasks));
@@ -293,6 +329,8 @@ int main(int argc, char** argv) {
         TREE_TRY(error.allocate(2));
         TREE_TRY(d_root.allocate(1));
         rt.wave_start = wave_start.get();
+        rt.wave_call = wave_call.get();
+        rt.taken = taken.get();
         rt.list[0] = list0.get();
         rt.list[1] = list1.get();
         rt.wave_count = wave_count.get();
@@ -316,7 +354,7 @@ int main(int argc, char** argv) {
 
         void* params[] = {&rt};
         TREE_TRY(cudaEventRecord(start));
-        TREE_TRY(cudaLaunchCooperativeKernel((void*)evaluate_kernel, dim3(sms * per_sm), dim3(kThreads), params, smem, 0));
+        TREE_TRY(cudaLaunchCooperativeKernel((void*)evaluate_kernel, dim3(grid_blocks), dim3(kThreads), params, smem, 0));
         TREE_TRY_LAUNCH();
         TREE_TRY(cudaEventRecord(stop));
         TREE_TRY(cudaEventSynchronize(stop));
@@ -343,19 +381,23 @@ int main(int argc, char** argv) {
                  "runtime: %llu tasks in %u waves (widest %u; %u narrow, in one block), %llu frames, cutoff %d, "
                  "%d x %d threads",
                  (unsigned long long)ran, nwaves, widest, narrow_waves, (unsigned long long)frames - 1, cutoff,
-                 sms * per_sm, kThreads);
+                 (int)grid_blocks, kThreads);
         notes.push_back(line);
         if (fast) {
-            snprintf(line, sizeof line, "fast kernel: levels %d, stores %s, %d task(s) a thread, joins %s",
+            const char* tasks_mode[] = {"auto (2 in the waves of 1-2 a thread)", "1", "2"};
+            snprintf(line, sizeof line, "fast kernel: levels %d, stores %s, tasks a thread %s, joins %s, dealing %s",
                      fast_opt.levels, fast_opt.stage ? ("warp (" + std::to_string(fast_opt.stage) + " nodes staged)").c_str()
                                                      : "thread",
-                     fast_opt.pairs ? 2 : 1, fast_opt.overlap ? "overlapped" : "serial");
+                     tasks_mode[fast_opt.tasks], fast_opt.overlap ? "overlapped" : "serial",
+                     fast_opt.dynamic ? "dynamic" : "static");
             notes.push_back(line);
         }
         if (trace) {  // time by wave width: 1 task, up to a block, up to the grid's threads, more
             std::vector<unsigned long long> t0(max_waves);
+            std::vector<uint32_t> call(max_waves);
             TREE_TRY(cudaMemcpy(t0.data(), rt.wave_start, max_waves * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
-            const uint64_t threads = (uint64_t)sms * per_sm * kThreads;
+            if (fast) TREE_TRY(cudaMemcpy(call.data(), rt.wave_call, max_waves * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+            const uint64_t threads = (uint64_t)grid_blocks * kThreads;
             const uint64_t edge[4] = {1, (uint64_t)kThreads, threads, ~0ull};
             const char* label[4] = {"1 task", "2-256", "257-grid", "more than the grid's threads"};
             uint32_t count[4] = {0, 0, 0, 0};
@@ -372,6 +414,36 @@ int main(int argc, char** argv) {
                 traced += line;
             }
             notes.push_back(traced);
+            if (!fast) return {};
+            // and by call: those run in registers (the widest waves), by call and depth; the splits
+            // (a task's first 4 bytes: fn, d, s, flags)
+            uint32_t in_regs[4][32] = {}, split = 0, split_wide = 0;
+            double regs_ms[4][32] = {}, split_ms = 0, split_wide_ms = 0;
+            for (uint32_t w = 0; w < nwaves && w + 1 < max_waves; ++w) {
+                const uint32_t fn = call[w] & 0xFF, d = (call[w] >> 8) & 0xFF;
+                const double dt = (t0[w + 1] - t0[w]) / 1e6;
+                if (fn < 4 && d < 32 && reg::fits((Fn)fn, (int)d, cutoff)) {
+                    in_regs[fn][d]++;
+                    regs_ms[fn][d] += dt;
+                } else {
+                    split++;
+                    split_ms += dt;
+                    split_wide += waves[w] > threads;
+                    split_wide_ms += waves[w] > threads ? dt : 0;
+                }
+            }
+            const char* fn_name[4] = {"sort", "flow", "down", "warp"};
+            traced = "waves by call: in registers:";
+            for (int fn = 0; fn < 4; ++fn)
+                for (int d = 0; d < 32; ++d)
+                    if (in_regs[fn][d]) {
+                        snprintf(line, sizeof line, " %s(%d) %u waves, %.2f ms;", fn_name[fn], d, in_regs[fn][d],
+                                 regs_ms[fn][d]);
+                        traced += line;
+                    }
+            snprintf(line, sizeof line, " splits: %u waves, %.2f ms (wider than the grid's threads: %u waves, %.2f ms)",
+                     split, split_ms, split_wide, split_wide_ms);
+            notes.push_back(traced + line);
         }
         return {};
     });

@@ -25,7 +25,11 @@
 // * two tasks at once: a thread holds two tasks; when both are warps of the
 //   largest depth that runs in registers (the calls of the widest waves), their
 //   four input subtrees are gathered together, then each runs and delivers in
-//   turn.
+//   turn. In every wave, or (auto) only in a wave of more than one and at
+//   most two tasks a thread, where it turns two passes over the grid into one.
+// * dynamic dealing (GPU only, tree_fast.cuh): in a wave of more tasks than
+//   the grid has threads, a warp that has run its first 32 takes its next
+//   ones from a counter, instead of every 32 * threads-th.
 //
 // None of it changes what is written: every node at the index the
 // sequential form gives it, with the same words, and nothing read in the wave
@@ -51,12 +55,22 @@ namespace fast {
 
 constexpr int kMaxLevels = 3;  // a split covers at most 3 levels: 8 sub-calls
 
+enum Tasks : int { kTasksAuto = 0, kTasksOne = 1, kTasksTwo = 2 };
+
 struct Options {
     int levels = 1;          // 1 .. kMaxLevels
     bool overlap = false;    // overlapped joins
     uint32_t stage = 0;      // nodes of a register call staged for the warp's stores (0: none)
-    bool pairs = false;      // two tasks per thread
+    int tasks = kTasksOne;   // tasks a thread holds: one, two, or kTasksAuto (see two_tasks)
+    bool dynamic = false;    // dynamic dealing (the GPU's: tree_fast.cuh)
 };
+
+// Whether the threads of a wave of n tasks hold two each, `threads` threads
+// running it. Auto: where that makes one pass of two (n from threads + 1 to
+// 2 * threads); a wave of many tasks a thread keeps one at a time.
+TREE_HD bool two_tasks(const Options& o, uint64_t n, uint64_t threads) {
+    return o.tasks == kTasksTwo || (o.tasks == kTasksAuto && n > threads && n <= 2 * threads);
+}
 
 // Ops provides, besides what tree_waves.h asks for: opt (Options);
 // push_n(const Task* t, int n): n tasks of the next wave (n <= 2^kMaxLevels);
@@ -142,7 +156,6 @@ TREE_HD bool start(Ops& ops, Task t, Kids known, bool has_known, Done* out, Wher
         return true;
     }
     if (t.fn == kWarp && ops.opt.levels > 1) {
-        *where = Where{t.frame, t.fbase, t.base, t.d, t.s, t.flags};
         switch (split_levels(t.d, ops.cutoff, ops.opt.levels)) {
             case 1: split_warp<1>(ops, t); break;
             case 2: split_warp<2>(ops, t); break;
@@ -150,7 +163,8 @@ TREE_HD bool start(Ops& ops, Task t, Kids known, bool has_known, Done* out, Wher
         }
         return false;
     }
-    return waves::start<kMax>(ops, t, known, has_known, out, where);  // sort and down: one level, as before
+    waves::split(ops, t, known, has_known);  // sort and down: one level, as before
+    return false;
 }
 
 // A call has finished: as tree_waves.h's deliver(), with the head read and
@@ -161,9 +175,8 @@ TREE_HD void deliver(Ops& ops, Done done, Where w) {
         if (w.flags & kThenDown) {
             const Task t = make_task(kDown, w.d + 1, w.s, (uint8_t)(w.flags & kSlot1), w.frame,
                                      w.fbase + ops.frames_of(kWarp, w.d), node_word(done.node), 0, w.base + W(w.d));
-            Done unused;
-            Where where;
-            if (fast::start<kMax>(ops, t, done.kids, true, &unused, &where)) ops.fail();  // (cannot run alone)
+            if (reg::fits(kDown, t.d, ops.cutoff)) ops.fail();  // (cannot happen: a down splits)
+            else waves::split(ops, t, done.kids, true);
             return;
         }
         const int slot = w.flags & kSlot1;
@@ -224,7 +237,8 @@ TREE_HD void deliver(Ops& ops, Done done, Where w) {
 // ---- two tasks per thread ---------------------------------------------------------
 // The calls of the widest waves are warps of depth kMax - 1 (the largest in
 // registers). A thread holding two of them gathers all four input subtrees
-// at once, then runs and delivers each in turn.
+// at once, then runs and delivers each in turn: run_held() runs the first
+// and moves the second's inputs up, so one copy of the call serves both.
 template <int kMax>
 struct Held {
     static constexpr int D = kMax - 1;
@@ -249,12 +263,14 @@ TREE_HD bool hold(Ops& ops, const Task& t0, const Task& t1, Held<kMax>* held) {
     return true;
 }
 
-// Runs held task k (0 or 1): a warp of depth kMax - 1 on the inputs gathered.
+// Runs the first held task, t (a warp of depth kMax - 1 on the inputs
+// gathered), then moves the second's inputs into the first's place: call it
+// with the first task, then with the second.
 template <int kMax, class Ops>
-TREE_HD void run_held(Ops& ops, const Task& t, const Held<kMax>& held, int k, Done* out, Where* where) {
+TREE_HD void run_held(Ops& ops, const Task& t, Held<kMax>* held, Done* out, Where* where) {
     constexpr int D = kMax - 1;
     *where = Where{t.frame, t.fbase, t.base, t.d, t.s, t.flags};
-    if (!held.ok) {
+    if (!held->ok) {
         ops.fail();
         out->node = 0;
         out->kids = Kids{0, 0};
@@ -262,10 +278,11 @@ TREE_HD void run_held(Ops& ops, const Task& t, const Held<kMax>& held, int k, Do
     }
     auto mem = ops.call_mem(t.base);
     Bump<decltype(mem)> h{mem, t.base};
-    const reg::Regs<D + 1> r = k == 0 ? reg::warp<D>(h, t.s, held.x[0], held.y[0])
-                                      : reg::warp<D>(h, t.s, held.x[1], held.y[1]);
+    const reg::Regs<D + 1> r = reg::warp<D>(h, t.s, held->x[0], held->y[0]);
     const Tree root = reg::result(r, &out->kids);
     out->node = root >> 1;
+    held->x[0] = held->x[1];
+    held->y[0] = held->y[1];
 }
 
 // The nodes a register call stages (the first opt.stage of its range), for
