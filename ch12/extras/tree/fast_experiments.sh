@@ -1,57 +1,84 @@
 #!/usr/bin/env bash
-# tree_bitonic_gpu's fast kernel (tree_fast.cuh), every design of it measured
-# against the kernel it came from, in one go on a GPU machine, from the
-# repository root:
-#   [STEPS="build time trace probe tests ncu"] bash ch12/extras/tree/fast_experiments.sh
-# The steps, in this order (STEPS: which of them; default all):
-#   build   the default preset, configured in build/, the tree targets only (JOBS, default 16)
-#   time    every design (DESIGNS: "name|arguments" a line) at depths 20 and 23, REPEATS
-#           runs each (default 5), the designs taking turns; every run must exit 0 and
-#           print the known checksum and node counts and "every reserved heap node
-#           written: yes"; the median and range of the sort times
-#   trace   each design once at depth 20 with --trace-waves (where the time goes)
-#   probe   tree_memory_probe: dependent-load latency and copy bandwidth, and from
-#           them the floor at depth 20
-#   tests   ctest -R tree (JOBS), but for the sanitizer runs of the kernels whose code did
-#           not change (SEED / GROW / WORK, and tree_bitonic_gpu's classic kernel: it
-#           gained one unused field); after the timings, so that a slow test cannot
-#           keep them from coming back
-#   ncu     ncu --clock-control none at depth 20 on the design fastest there (the first
-#           without the time step), and on the first design (the kernel as it was)
-# Files in $OUT (default ./tree-fast-logs): build.log, ctest.log, runs.log (every run, the
-# traces too), probe.txt, ncu.csv (the fastest), ncu_default.csv, ncu.err, table.txt (the
-# table, also printed at the end). Exit 0 when the
-# build, the tests and every run passed, 1 otherwise. Failures are counted here, in
-# this shell.
+# tree_bitonic_gpu's designs (its fast kernel, tree_fast.cuh, with its options,
+# and the classic kernel it came from) measured against each other, in one go
+# on a GPU machine, from the repository root:
+#   [STEPS="build time trace probe tests"] bash ch12/extras/tree/fast_experiments.sh
+# The steps, in this order (STEPS: which of them; default all but ncu):
+#   build   the default preset, configured in BUILD_DIR (default build-tree: not build/, which
+#           another build may be using at the same time), the tree targets only (JOBS,
+#           default 16); without this step, BUILD_DIR must hold them built
+#   time    every design (DESIGNS: "name|arguments" a line; the first is the baseline) at
+#           each depth of DEPTHS (default "20 22 23"), REPEATS rounds (default 5), a round
+#           being every design once at every depth; every run must exit 0 and print the
+#           known checksum and node counts and "every reserved heap node written: yes";
+#           the median and range of the sort times, and each median over the baseline's.
+#           No round starts after TIME_S seconds (default 75) if the last round's length
+#           would take it past them: the medians then say of how many runs they are
+#   trace   --trace-waves, once each, for the designs named in TRACE (default the default
+#           and "two tasks always") at the depths of TRACE_DEPTHS (default "20 23"): the
+#           time in waves by width and by call (in registers, splits)
+#   probe   tree_memory_probe: dependent-load latency (in L2, in 4 GB of DRAM, and in
+#           PROBE_BIG_MB, default 65536: a footprint like depth 23's, for the TLB's share)
+#           and copy bandwidth, and from them the floor at depth 20
+#   tests   ctest (JOBS) of tree_bitonic_gpu's tests (TESTS, a regex; default all of them:
+#           its agreement, sanitizer, depth-20 and command-line tests), those of the
+#           default first (TESTS_FIRST: its sanitizer runs, its agreement at depths
+#           1-14, 16, 18 and 20, dynamic dealing's), all under a limit of TESTS_S
+#           seconds (default 55); after the timings, so that a slow test cannot keep
+#           them from coming back
+#   ncu     (only when STEPS names it) ncu --clock-control none at depth 20 on the design
+#           fastest there (the first, without the time step), and on the first design
+# Files in $OUT (default ./tree-fast-logs): build.log, ctest.log, runs.log (every run, with
+# its wall time, the traces too), probe.txt, probe_big.txt, ncu.csv, ncu_baseline.csv,
+# ncu.err, table.txt (the table, also printed at the end; each step's seconds). Exit 0
+# when the build, the tests and every run passed, 1 otherwise. Failures are counted
+# here, in this shell.
 set -uo pipefail
 [ $# -eq 0 ] || { echo "usage: bash ch12/extras/tree/fast_experiments.sh (no arguments; see the comment at its top)" >&2; exit 2; }
 [ -f ch12/extras/tree/tree_fast.cuh ] || { echo "fast_experiments.sh: run it from the repository root" >&2; exit 2; }
-repeats=${REPEATS:-5}
-case $repeats in ''|*[!0-9]*|0) echo "fast_experiments.sh: REPEATS wants a whole number from 1, not '$repeats'" >&2; exit 2 ;; esac
-jobs=${JOBS:-16}
-steps=${STEPS:-build time trace probe tests ncu}
+whole() {  # whole() NAME VALUE LOWEST: a whole number from LOWEST, or exit 2
+  case $2 in ''|*[!0-9]*) echo "fast_experiments.sh: $1 wants a whole number from $3, not '$2'" >&2; exit 2 ;; esac
+  [ "$2" -ge "$3" ] || { echo "fast_experiments.sh: $1 wants a whole number from $3, not '$2'" >&2; exit 2; }
+}
+repeats=${REPEATS:-5}; whole REPEATS "$repeats" 1
+jobs=${JOBS:-16}; whole JOBS "$jobs" 1
+time_s=${TIME_S:-75}; whole TIME_S "$time_s" 1
+tests_s=${TESTS_S:-55}; whole TESTS_S "$tests_s" 1
+probe_big=${PROBE_BIG_MB:-65536}; whole PROBE_BIG_MB "$probe_big" 64
+steps=${STEPS:-build time trace probe tests}
 for step in $steps; do
   case $step in build|time|trace|probe|tests|ncu) ;;
     *) echo "fast_experiments.sh: unknown step '$step' in STEPS (build time trace probe tests ncu)" >&2; exit 2 ;; esac
 done
+depths=${DEPTHS:-20 22 23}
+trace_depths=${TRACE_DEPTHS:-20 23}
+declare -A want=(
+  [20]="checksum: 4027056128|nodes: gen 1048575, sort 401604605, total 402653180"
+  [21]="checksum: 3759144960|nodes: gen 2097151, sort 887095293, total 889192444"
+  [22]="checksum: 3223322624|nodes: gen 4194303, sort 1950351357, total 1954545660"
+  [23]="checksum: 2151677952|nodes: gen 8388607, sort 4269801469, total 4278190076")
+for d in $depths $trace_depths; do
+  [ -n "${want[$d]:-}" ] || { echo "fast_experiments.sh: depth '$d' in DEPTHS or TRACE_DEPTHS: its checksum is known here for 20 to 23 only" >&2; exit 2; }
+done
 has() { [[ " $steps " == *" $1 "* ]]; }
 out=${OUT:-$PWD/tree-fast-logs}
 mkdir -p "$out"
-bin=$PWD/build
+build_dir=${BUILD_DIR:-build-tree}
+bin=$PWD/$build_dir
 failures=0
 table=()
 say() { table+=("$*"); printf '%s\n' "$*" >>"$out/table.txt"; }
 : >"$out/table.txt"
 : >"$out/runs.log"
 
-designs=${DESIGNS:-"default (the kernel as it was)|
-joins overlapped|--joins overlapped
-joins + levels 3|--joins overlapped --levels 3
-joins + warp stores|--joins overlapped --stores warp
-joins + two tasks|--joins overlapped --tasks 2
-joins + levels 3 + warp stores|--joins overlapped --levels 3 --stores warp
-joins + levels 3 + two tasks|--joins overlapped --levels 3 --tasks 2
-all four|--joins overlapped --levels 3 --stores warp --tasks 2"}
+# The designs: the classic kernel (the baseline), the default, and the options
+# around it that round 1 (2026-12-01) left open (NOTES.md).
+designs=${DESIGNS:-"classic kernel (as it was)|--kernel classic
+default (joins, warp stores, tasks auto)|
+default + dynamic dealing|--deal dynamic
+joins + warp stores (tasks 1)|--tasks 1
+joins + warp stores + two tasks always|--tasks 2
+all four (+ levels 3, two tasks always)|--levels 3 --tasks 2"}
 names=()
 args=()
 while IFS='|' read -r name a; do
@@ -59,10 +86,8 @@ while IFS='|' read -r name a; do
   names+=("$name")
   args+=("$a")
 done <<<"$designs"
-
-declare -A want=(
-  [20]="checksum: 4027056128|nodes: gen 1048575, sort 401604605, total 402653180"
-  [23]="checksum: 2151677952|nodes: gen 8388607, sort 4269801469, total 4278190076")
+[ ${#names[@]} -gt 0 ] || { echo "fast_experiments.sh: DESIGNS names no design" >&2; exit 2; }
+trace=${TRACE:-"default (joins, warp stores, tasks auto)|joins + warp stores + two tasks always"}
 
 best=0
 best_ms=""
@@ -70,7 +95,7 @@ best_ms=""
 # build
 if has build; then
 start=$(date +%s)
-{ cmake --preset default && cmake --build build -j "$jobs" --target tree_bitonic_gpu tree_seed_grow_work \
+{ cmake --preset default -B "$build_dir" && cmake --build "$build_dir" -j "$jobs" --target tree_bitonic_gpu tree_seed_grow_work \
     tree_bitonic_cpu tree_memory_probe test_tree_calls test_tree_waves test_tree_waves_fast; } >"$out/build.log" 2>&1
 r=$?
 [ $r -eq 0 ] || failures=$((failures + 1))
@@ -81,11 +106,13 @@ fi
 # time: one run of design $1 at depth $2; sets ms ("" when the run failed)
 ms=""
 run() {
-  local i=$1 d=$2 text rc got
+  local i=$1 d=$2 text rc got t0
+  t0=$(date +%s.%N)
   # shellcheck disable=SC2086
   text=$("$bin/tree_bitonic_gpu" ${args[$i]} --depth "$d" 2>&1)
   rc=$?
-  { echo "== ${names[$i]}: tree_bitonic_gpu ${args[$i]} --depth $d: exit $rc"; printf '%s\n' "$text"; } >>"$out/runs.log"
+  { echo "== ${names[$i]}: tree_bitonic_gpu ${args[$i]} --depth $d: exit $rc, $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.2f", b - a}') s"
+    printf '%s\n' "$text"; } >>"$out/runs.log"
   got="$(grep -m1 '^checksum:' <<<"$text")|$(grep -m1 '^nodes:' <<<"$text")"
   if [ $rc -ne 0 ] || [ "$got" != "${want[$d]}" ] || ! grep -qx 'every reserved heap node written: yes' <<<"$text"; then
     echo "FAILED: ${names[$i]} at depth $d: exit $rc, '$got'" >>"$out/runs.log"
@@ -98,65 +125,102 @@ run() {
 median() { sort -g | awk '{a[NR]=$1} END {if (NR) printf "%.2f (%.2f-%.2f)", a[int((NR+1)/2)], a[1], a[NR]; else printf "n/a"}'; }
 declare -A times
 if has time; then
-for d in 20 23; do
-  for ((r = 0; r < repeats; r++)); do
+start=$SECONDS
+rounds=0
+for ((r = 0; r < repeats; r++)); do
+  round_start=$SECONDS
+  for d in $depths; do
     for i in "${!names[@]}"; do
       run "$i" "$d"
       [ -z "$ms" ] || times[$i,$d]+="$ms "
     done
   done
+  rounds=$((rounds + 1))
+  # no round that would end past TIME_S, judged by the one just run
+  [ $(( SECONDS - start + SECONDS - round_start )) -le "$time_s" ] || break
 done
-say "sort ms, median of $repeats (range), $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), $(date -u +%Y-%m-%d):"
+say "sort ms, median of $rounds (range), $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), $(date -u +%Y-%m-%d), in $(( SECONDS - start )) s; [x: over the first design's median]"
 for i in "${!names[@]}"; do
-  m20=$(tr ' ' '\n' <<<"${times[$i,20]:-}" | grep . | median)
-  m23=$(tr ' ' '\n' <<<"${times[$i,23]:-}" | grep . | median)
-  say "$(printf '  %-34s depth 20: %-24s depth 23: %s' "${names[$i]}" "$m20" "$m23")"
-  med=${m20%% *}
-  if [ "$med" != "n/a" ] && { [ -z "$best_ms" ] || awk -v a="$med" -v b="$best_ms" 'BEGIN {exit !(a < b)}'; }; then
-    best=$i
-    best_ms=$med
-  fi
+  row=$(printf '  %-42s' "${names[$i]}")
+  for d in $depths; do
+    m=$(tr ' ' '\n' <<<"${times[$i,$d]:-}" | grep . | median)
+    base=$(tr ' ' '\n' <<<"${times[0,$d]:-}" | grep . | median)
+    ratio=$(awk -v a="${m%% *}" -v b="${base%% *}" 'BEGIN {if (a + 0 > 0 && b + 0 > 0) printf "[%.3fx]", a / b; else printf "[-]"}')
+    row+=$(printf ' d%s: %-24s %-9s' "$d" "$m" "$ratio")
+    if [ "$d" = 20 ]; then
+      med=${m%% *}
+      if [ "$med" != "n/a" ] && { [ -z "$best_ms" ] || awk -v a="$med" -v b="$best_ms" 'BEGIN {exit !(a < b)}'; }; then
+        best=$i
+        best_ms=$med
+      fi
+    fi
+  done
+  say "$row"
 done
 fi
 
-# trace
-has trace && for i in "${!names[@]}"; do
-  # shellcheck disable=SC2086
-  text=$("$bin/tree_bitonic_gpu" ${args[$i]} --depth 20 --trace-waves 2>&1)
-  r=$?
-  [ $r -eq 0 ] || failures=$((failures + 1))
-  { echo "== trace, ${names[$i]}: exit $r"; printf '%s\n' "$text"; } >>"$out/runs.log"
-  say "  trace, ${names[$i]}: $(grep -m1 '^runtime:' <<<"$text" | sed 's/^runtime: [0-9]* tasks in //; s/ (widest.*//'):$(grep -m1 '^waves by width:' <<<"$text" | sed 's/^waves by width://; s/ waves, / x, /g; s/;$//')"
+# trace: the designs named in TRACE ("|" between names), at TRACE_DEPTHS
+if has trace; then
+start=$SECONDS
+for i in "${!names[@]}"; do
+  [[ "|$trace|" == *"|${names[$i]}|"* ]] || continue
+  for d in $trace_depths; do
+    # shellcheck disable=SC2086
+    text=$("$bin/tree_bitonic_gpu" ${args[$i]} --depth "$d" --trace-waves 2>&1)
+    r=$?
+    [ $r -eq 0 ] || failures=$((failures + 1))
+    { echo "== trace, ${names[$i]}, depth $d: exit $r"; printf '%s\n' "$text"; } >>"$out/runs.log"
+    say "  trace, ${names[$i]}, depth $d: $(grep -m1 '^time (ms)' <<<"$text" | sed 's/^time (ms): gen [0-9.]*, //; s/, checksum.*//') ms; $(grep -m1 '^runtime:' <<<"$text" | sed 's/^runtime: [0-9]* tasks in //; s/ (widest.*//'):$(grep -m1 '^waves by width:' <<<"$text" | sed 's/^waves by width://; s/ waves, / x, /g; s/;$//')"
+    say "    $(grep -m1 '^waves by call:' <<<"$text")"
+  done
 done
+say "  (trace: $(( SECONDS - start )) s)"
+fi
 
 # probe, and the floor at depth 20: the critical path of sort(20) -- 3,541 calls
 # and joins that wait on each other -- times the latency of a dependent DRAM load;
 # and the heap's 401,604,605 nodes written once and read once (16 bytes each) at
-# the copy bandwidth
+# the copy bandwidth. Then the latency over PROBE_BIG_MB (depth 23's heap is 68 GB).
 if has probe; then
+start=$SECONDS
 "$bin/tree_memory_probe" >"$out/probe.txt" 2>&1
 r=$?
 [ $r -eq 0 ] || failures=$((failures + 1))
 l2=$(sed -n 's/^dependent 16-byte load, one thread, .*(L2 holds it): \([0-9.]*\) ns/\1/p' "$out/probe.txt")
 dram=$(sed -n 's/^dependent 16-byte load, one thread, .*(DRAM): \([0-9.]*\) ns/\1/p' "$out/probe.txt")
 bw=$(sed -n 's/^device-to-device copy of .*: \([0-9.]*\) GB\/s.*/\1/p' "$out/probe.txt")
-say "probe: exit $r; dependent load ${l2:-?} ns (L2), ${dram:-?} ns (DRAM); copy ${bw:-?} GB/s"
+say "probe: exit $r; dependent load ${l2:-?} ns (L2), ${dram:-?} ns (DRAM, 4 GB); copy ${bw:-?} GB/s"
 if [ -n "$dram" ] && [ -n "$bw" ]; then
   say "$(awk -v l2="$l2" -v dram="$dram" -v bw="$bw" 'BEGIN {
     printf "floor at depth 20: 3541 x %s ns = %.2f ms (3541 x %s ns in L2: %.2f ms); 12.85 GB / %s GB/s = %.2f ms",
       dram, 3541 * dram / 1e6, l2, 3541 * l2 / 1e6, bw, 12.85e3 / bw }')"
 fi
+"$bin/tree_memory_probe" --dram-mb "$probe_big" >"$out/probe_big.txt" 2>&1
+r=$?
+[ $r -eq 0 ] || [ $r -eq 77 ] || failures=$((failures + 1))
+big=$(sed -n 's/^dependent 16-byte load, one thread, .*(DRAM): \([0-9.]*\) ns/\1/p' "$out/probe_big.txt")
+say "probe, $probe_big MB: exit $r; dependent load ${big:-?} ns (DRAM); $(( SECONDS - start )) s for both"
 fi
 
 # tests
 if has tests; then
-start=$(date +%s)
-ctest --test-dir build -R tree -E 'sanitize_.*_(tree_seed_grow_work.*|tree_bitonic_gpu|tree_bitonic_gpu_narrow0|tree_bitonic_gpu_cutoff1)$' \
-      -j "$jobs" --output-on-failure >"$out/ctest.log" 2>&1
-r=$?
-[ $r -eq 0 ] || failures=$((failures + 1))
-say "ctest -R tree: exit $r in $(( $(date +%s) - start )) s: $(grep -E 'tests passed|tests failed' "$out/ctest.log" | tail -1)"
-while read -r line; do say "  $line"; done < <(grep -E '\(Failed\)|\(Timeout\)|\(Skipped\)|Not Run' "$out/ctest.log" | head -12)
+start=$SECONDS
+tests=${TESTS:-'^(run_tree_bitonic_gpu|sanitize_.*_tree_bitonic_gpu.*|tree_gpu_.*|tree_bitonic_gpu_.*|usage_tree_bitonic_gpu_.*)$'}
+first=${TESTS_FIRST:-'^(sanitize_.*_tree_bitonic_gpu(|_fast_dynamic)|tree_gpu_agrees|tree_gpu_fast_agrees_dealing|tree_bitonic_gpu_depth20)$'}
+: >"$out/ctest.log"
+for phase in first rest; do
+  left=$(( tests_s - (SECONDS - start) ))
+  [ "$left" -gt 0 ] || { say "ctest, $phase: not started (the limit of $tests_s s was reached)"; failures=$((failures + 1)); continue; }
+  if [ $phase = first ]; then sel=(-R "$first"); else sel=(-R "$tests" -E "$first"); fi
+  echo "==== ctest ${sel[*]}" >>"$out/ctest.log"
+  timeout -k 10 "$left" ctest --test-dir "$build_dir" "${sel[@]}" -j "$jobs" --output-on-failure >"$out/ctest_$phase.log" 2>&1
+  r=$?
+  cat "$out/ctest_$phase.log" >>"$out/ctest.log"
+  [ $r -eq 0 ] || failures=$((failures + 1))
+  say "ctest, $phase (${sel[*]}): exit $r at $(( SECONDS - start )) s of $tests_s: $(grep -E 'tests passed|tests failed' "$out/ctest_$phase.log" | tail -1)"
+  while read -r line; do say "  $line"; done < <(grep -E '\(Failed\)|\(Timeout\)|\(Skipped\)|Not Run' "$out/ctest_$phase.log" | head -12)
+  [ $r -ne 124 ] || say "  (stopped at the limit: the tests that had finished are in ctest_$phase.log)"
+done
 fi
 
 # ncu at depth 20: the fastest design, and the kernel it came from (the first design)
@@ -194,7 +258,7 @@ which=("$best")
 [ "$best" -eq 0 ] || which+=(0)
 has ncu && for i in "${which[@]}"; do
   file=ncu.csv
-  [ "$i" -ne 0 ] || [ "$best" -eq 0 ] || file=ncu_default.csv
+  [ "$i" -ne 0 ] || [ "$best" -eq 0 ] || file=ncu_baseline.csv
   # shellcheck disable=SC2086
   ncu --clock-control none --kernel-name regex:'evaluate' --csv --page raw --print-units base \
       --section WarpStateStats --section LaunchStats --section Occupancy --section MemoryWorkloadAnalysis \

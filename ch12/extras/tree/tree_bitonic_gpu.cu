@@ -202,6 +202,42 @@ __global__ void __launch_bounds__(kThreads) evaluate(Runtime rt) {
 
 constexpr int kDefaultCutoff = 4;
 
+// --trace-waves, fast kernel: the time in waves by the call they run -- the
+// calls in registers (the widest waves) by call and depth, and the splits.
+// count[w]: wave w's tasks; t0[w]: when it started; call[w]: its first task's
+// first 4 bytes (fn, d, s, flags).
+static std::string waves_by_call(const std::vector<uint32_t>& count, uint32_t nwaves,
+                                 const std::vector<unsigned long long>& t0, const std::vector<uint32_t>& call,
+                                 uint64_t threads, int cutoff) {
+    uint32_t in_regs[4][32] = {}, split = 0, split_wide = 0;
+    double regs_ms[4][32] = {}, split_ms = 0, split_wide_ms = 0;
+    for (uint32_t w = 0; w < nwaves && w + 1 < count.size(); ++w) {
+        const uint32_t fn = call[w] & 0xFF, d = (call[w] >> 8) & 0xFF;
+        const double dt = (t0[w + 1] - t0[w]) / 1e6;
+        if (fn < 4 && d < 32 && reg::fits((Fn)fn, (int)d, cutoff)) {
+            in_regs[fn][d]++;
+            regs_ms[fn][d] += dt;
+        } else {
+            split++;
+            split_ms += dt;
+            split_wide += count[w] > threads;
+            split_wide_ms += count[w] > threads ? dt : 0;
+        }
+    }
+    const char* fn_name[4] = {"sort", "flow", "down", "warp"};
+    std::string text = "waves by call: in registers:";
+    char line[160];
+    for (int fn = 0; fn < 4; ++fn)
+        for (int d = 0; d < 32; ++d)
+            if (in_regs[fn][d]) {
+                snprintf(line, sizeof line, " %s(%d) %u waves, %.2f ms;", fn_name[fn], d, in_regs[fn][d], regs_ms[fn][d]);
+                text += line;
+            }
+    snprintf(line, sizeof line, " splits: %u waves, %.2f ms (wider than the grid's threads: %u waves, %.2f ms)", split,
+             split_ms, split_wide, split_wide_ms);
+    return text + line;
+}
+
 int main(int argc, char** argv) {
     ch12::CommandLine cl(
         argc, argv,
@@ -231,8 +267,9 @@ int main(int argc, char** argv) {
         "                 one to two tasks a thread, else 1\n"
         "  --joins serial|overlapped   a finished call reads its frame, then meets its\n"
         "                 sibling, or both at once (default)\n"
-        "  --deal static|dynamic   in a wave of more tasks than threads, a warp runs every\n"
-        "                 (grid)-th 32 tasks (default), or takes its next 32 from a counter\n"
+        "  --deal static|dynamic   in a wave of more tasks than the grid has threads, a\n"
+        "                 warp's next 32 tasks are a grid further on (default), or the next\n"
+        "                 32 not yet taken (a counter)\n"
         "  --trace-waves  also print the time spent in waves, by how many tasks they hold\n"
         "                 and by the call they run\n");
     cl.option("--depth").option("--cutoff").option("--narrow").option("--blocks-per-sm").option("--blocks")
@@ -394,9 +431,7 @@ int main(int argc, char** argv) {
         }
         if (trace) {  // time by wave width: 1 task, up to a block, up to the grid's threads, more
             std::vector<unsigned long long> t0(max_waves);
-            std::vector<uint32_t> call(max_waves);
             TREE_TRY(cudaMemcpy(t0.data(), rt.wave_start, max_waves * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
-            if (fast) TREE_TRY(cudaMemcpy(call.data(), rt.wave_call, max_waves * sizeof(uint32_t), cudaMemcpyDeviceToHost));
             const uint64_t threads = (uint64_t)grid_blocks * kThreads;
             const uint64_t edge[4] = {1, (uint64_t)kThreads, threads, ~0ull};
             const char* label[4] = {"1 task", "2-256", "257-grid", "more than the grid's threads"};
@@ -414,36 +449,11 @@ int main(int argc, char** argv) {
                 traced += line;
             }
             notes.push_back(traced);
-            if (!fast) return {};
-            // and by call: those run in registers (the widest waves), by call and depth; the splits
-            // (a task's first 4 bytes: fn, d, s, flags)
-            uint32_t in_regs[4][32] = {}, split = 0, split_wide = 0;
-            double regs_ms[4][32] = {}, split_ms = 0, split_wide_ms = 0;
-            for (uint32_t w = 0; w < nwaves && w + 1 < max_waves; ++w) {
-                const uint32_t fn = call[w] & 0xFF, d = (call[w] >> 8) & 0xFF;
-                const double dt = (t0[w + 1] - t0[w]) / 1e6;
-                if (fn < 4 && d < 32 && reg::fits((Fn)fn, (int)d, cutoff)) {
-                    in_regs[fn][d]++;
-                    regs_ms[fn][d] += dt;
-                } else {
-                    split++;
-                    split_ms += dt;
-                    split_wide += waves[w] > threads;
-                    split_wide_ms += waves[w] > threads ? dt : 0;
-                }
+            if (fast) {
+                std::vector<uint32_t> call(max_waves);
+                TREE_TRY(cudaMemcpy(call.data(), rt.wave_call, max_waves * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+                notes.push_back(waves_by_call(waves, nwaves, t0, call, threads, cutoff));
             }
-            const char* fn_name[4] = {"sort", "flow", "down", "warp"};
-            traced = "waves by call: in registers:";
-            for (int fn = 0; fn < 4; ++fn)
-                for (int d = 0; d < 32; ++d)
-                    if (in_regs[fn][d]) {
-                        snprintf(line, sizeof line, " %s(%d) %u waves, %.2f ms;", fn_name[fn], d, in_regs[fn][d],
-                                 regs_ms[fn][d]);
-                        traced += line;
-                    }
-            snprintf(line, sizeof line, " splits: %u waves, %.2f ms (wider than the grid's threads: %u waves, %.2f ms)",
-                     split, split_ms, split_wide, split_wide_ms);
-            notes.push_back(traced + line);
         }
         return {};
     });
