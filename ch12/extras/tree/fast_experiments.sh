@@ -122,7 +122,7 @@ run() {
   fi
   ms=$(sed -n 's/^time (ms): gen [0-9.]*, sort \([0-9.]*\),.*/\1/p' <<<"$text")
 }
-median() { sort -g | awk '{a[NR]=$1} END {if (NR) printf "%.2f (%.2f-%.2f)", a[int((NR+1)/2)], a[1], a[NR]; else printf "n/a"}'; }
+median() { sort -g | awk '{a[NR]=$1} END {if (NR) printf "%.2f (%.2f-%.2f)", NR % 2 ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2, a[1], a[NR]; else printf "n/a"}'; }
 declare -A times
 if has time; then
 start=$SECONDS
