@@ -32,7 +32,9 @@
 // That is the classic kernel (evaluate, below: --kernel classic). The default
 // is its fast kernel (tree_fast.cuh): the same runtime with the options that
 // the measurements kept -- joins overlapped, warp-cooperative stores, two
-// tasks a thread where a wave holds one to two a thread. Where the time goes,
+// tasks a thread where a wave holds one to two a thread, and dynamic dealing
+// (in a wave of several passes, a warp that finishes early takes the next
+// tasks not yet taken). Where the time goes,
 // and every design measured, are in README.md and NOTES.md beside this file.
 
 #include <algorithm>
@@ -267,9 +269,9 @@ int main(int argc, char** argv) {
         "                 one to two tasks a thread, else 1\n"
         "  --joins serial|overlapped   a finished call reads its frame, then meets its\n"
         "                 sibling, or both at once (default)\n"
-        "  --deal static|dynamic   in a wave of more tasks than the grid has threads, a\n"
-        "                 warp's next 32 tasks are a grid further on (default), or the next\n"
-        "                 32 not yet taken (a counter)\n"
+        "  --deal static|dynamic   in a wave of more tasks than one pass of the grid\n"
+        "                 covers, a warp's next 32 tasks are the next 32 not yet taken (a\n"
+        "                 counter: dynamic, default), or a grid further on (static)\n"
         "  --trace-waves  also print the time spent in waves, by how many tasks they hold\n"
         "                 and by the call they run\n");
     cl.option("--depth").option("--cutoff").option("--narrow").option("--blocks-per-sm").option("--blocks")

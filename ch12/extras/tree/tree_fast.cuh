@@ -170,7 +170,7 @@ constexpr int kFastMax = 4;  // the fast kernel's register calls: cutoffs up to 
 // The kernel (--kernel) and the fast kernel's options from the command line.
 // Their defaults are the combination measured fastest on the H200 (NOTES.md):
 // overlapped joins, warp stores, two tasks a thread in the waves of one to
-// two tasks a thread, static dealing, one level a split. Exits 2 on a bad
+// two tasks a thread, dynamic dealing, one level a split. Exits 2 on a bad
 // value, as CommandLine does. *stores_asked: --stores warp was given (without
 // it, a GPU with too little shared memory for it gets thread stores).
 inline fw::Options options(const ch12::CommandLine& cl, bool* fast, bool* stores_asked) {
@@ -193,7 +193,7 @@ inline fw::Options options(const ch12::CommandLine& cl, bool* fast, bool* stores
     *stores_asked = o.stage && cl.has("--stores");
     o.tasks = task_modes[cl.choice("--tasks", tasks, 2)];
     o.overlap = cl.choice("--joins", joins, 1) == 1;
-    o.dynamic = cl.choice("--deal", deals, 0) == 1;
+    o.dynamic = cl.choice("--deal", deals, 1) == 1;
     return o;
 }
 
