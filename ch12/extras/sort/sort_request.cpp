@@ -175,6 +175,11 @@ Problem tune(const Limits& l, Tuning* out) {
         for (int w = 0; w < 2; w++)
             t.fast_spread[w] = (kFastBlockSmem[w] + spread <= l.smem_per_block) ? spread : 0;
     }
+    for (int w = 0; w < 2; w++) {
+        const size_t word = w ? 8 : 4;
+        t.window_bits[w] = kWindowMinBits;
+        while (t.window_bits[w] < kWindowMaxBits && (word << (t.window_bits[w] + 1)) <= l.smem_per_block) t.window_bits[w]++;
+    }
     const int per_sm = std::max(1, l.threads_per_sm / kStreamThreads);
     t.stream_blocks = (uint32_t)l.sms * (uint32_t)per_sm * (uint32_t)kStreamWaves;
     *out = t;

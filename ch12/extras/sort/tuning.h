@@ -58,6 +58,14 @@ constexpr int kFastClusterBlocks = 16;
 // waves of full SMs.
 constexpr int kStreamThreads = 256;
 constexpr int kStreamWaves = 4;
+// The window design (window_plan.h): windows of 2^12 .. 2^15 words, one
+// block each, all of them in its shared memory. Arrays of up to 2^11 words
+// go to the fast design's one-block tiles instead, and so do arrays of up to
+// a cluster's tile when the whole request is at most 2^17 words (one or two
+// clusters: a single kernel beats several passes there).
+constexpr int kWindowMinBits = 12, kWindowMaxBits = 15;
+constexpr int kWindowFastTileBits = 11;
+constexpr int kWindowSmallTotalBits = 17;
 
 struct Tuning {
     Limits limits;              // the device's, as lowered by the profile
@@ -70,6 +78,9 @@ struct Tuning {
     // shared-memory limit does not allow it).
     size_t fast_spread[2] = {0, 0};
     uint32_t stream_blocks = 1;  // grid of the grid-stride kernels
+    // The window design's largest window per word size (keys, pairs): the
+    // largest T in 12 .. 15 whose 2^T words fit one block's shared memory.
+    int window_bits[2] = {0, 0};
 };
 
 // The tuning for these limits, or Errc::unsupported when the library's

@@ -1,0 +1,78 @@
+// ch12/extras/sort/window_plan.h -- the window design's planner (host, plain
+// C++): which windows a sort needs, and each window's operations
+// (window_core.h says what those are). The library launches exactly these
+// passes, the benchmark counts its trips from them, and the CPU test
+// (window_test.cpp) runs them on the CPU.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tuning.h"
+#include "window_core.h"
+
+namespace bitonic {
+namespace window {
+
+// What a plan is for: arrays of 2^seg_bits words (seg_bits >= 1), sorted
+// whole or (merge) only their last stage, in windows of 2^bits words with
+// 2^reg_bits words per thread.
+struct Shape {
+    int seg_bits = 1;
+    bool merge = false;
+    int bits = kMinBits;
+    int reg_bits = kMinRegBits;
+};
+
+// The passes, in order, or nullptr and the reason when a shape is outside
+// the planner's limits (bits 12..15, reg_bits 5..6, bits - reg_bits >= 5,
+// seg_bits 1..31; never for a shape window_shape() returns). A sort with
+// seg_bits <= bits is one pass over windows of consecutive words (2^(bits -
+// seg_bits) arrays each); a longer one starts with such a pass (stages 1 ..
+// bits) and continues with windows chosen greedily: each as far along the
+// network as bits index bits (the lowest reg_bits always among them) reach.
+const char* plan(const Shape& s, std::vector<Pass>* out);
+
+// Trips through global memory (passes) of a plan: the same windows, without
+// their operations.
+int passes(const Shape& s);
+
+// The windows' bits for a request of `total` padded words in arrays of
+// 2^seg_bits, on this tuning, for words of word_bytes (4: keys, 8: pairs):
+// the largest window one block's shared memory holds (Tuning::window_bits),
+// lowered while the grid would not give every SM a block (but never below
+// seg_bits when one window of that size holds an array: one pass beats
+// several), and 64 words per thread for keys in windows of 2^14 or more,
+// else 32.
+Shape shape_for(const Tuning& t, int word_bytes, int seg_bits, uint64_t total, bool merge);
+
+// How the window design carries out a request; its launch code and its trip
+// count (traffic.h) both ask this. fused: the plan sorts straight from the
+// caller's arrays (Plan::fused); dense: those arrays are dense (len = P,
+// back to back). Otherwise the words are dense planes of order bits.
+//   fast_tile  the fast design's one-kernel tiles: arrays of up to 2^11
+//              words, and with clusters arrays of up to 2^16 in requests of
+//              at most 2^17 words;
+//   window     the plan of `shape`, `passes` of them: one pass straight from
+//              the caller's arrays when a window holds an array, several in
+//              place when they are dense, several over dense planes else.
+enum class Kernel { fast_tile, window };
+struct Route {
+    Kernel kernel = Kernel::window;
+    Shape shape;
+    int passes = 1;
+};
+Route route(const Tuning& t, int word_bytes, int seg_bits, uint64_t total, bool fused, bool dense, bool merge);
+
+// The longest array (padded words) the window design sorts straight from the
+// caller's arrays: the fast design's tile, or the smaller of the two largest
+// windows (keys, pairs), whichever is larger.
+uint64_t fused_words(const Tuning& t);
+
+// The bank each lane of a warp touches, for the CPU test: the slot of
+// register r of `thread` on one side of an exchange (from: the layout it
+// leaves; else the one it joins).
+uint32_t exchange_slot(const Pass& p, int exchange, bool from, uint32_t thread, int r);
+
+}  // namespace window
+}  // namespace bitonic
