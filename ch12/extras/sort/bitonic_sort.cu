@@ -29,6 +29,7 @@
 #include "design_chapter.cuh"
 #include "design_fast.cuh"
 #include "design_workgroup.cuh"
+#include "design_window.cuh"
 
 namespace bitonic {
 
@@ -277,6 +278,16 @@ Status device_limits(Limits* out, const Profile* profile) {
     Limits l;
     BITONIC_TRY(current_device(&device, &l));
     *out = lowered(l, profile);
+    return {};
+}
+
+Status traffic(const Request& r, Traffic* out, const Profile* profile) {
+    *out = Traffic{};
+    BITONIC_TRY(check(r));
+    if (nothing_to_do(r)) return {};
+    Context c;
+    BITONIC_TRY(prepare(r, profile, &c));
+    *out = traffic(r, c.plan, c.tuning);
     return {};
 }
 

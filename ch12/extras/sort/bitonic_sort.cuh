@@ -55,6 +55,7 @@
 
 #include "key_types.h"
 #include "sort_request.h"
+#include "traffic.h"
 #include "tuning.h"
 
 namespace bitonic {
@@ -88,6 +89,10 @@ Status device_limits(Limits* out, const Profile* profile = nullptr);
 // Device scratch memory the request needs on the current device, in bytes
 // (0: none).
 Status scratch_bytes(const Request& r, size_t* bytes, const Profile* profile = nullptr);
+
+// The request's trips through global memory and the bytes they move, on the
+// current device (lowered by the profile), from the plan its sort would run.
+Status traffic(const Request& r, Traffic* out, const Profile* profile = nullptr);
 
 // Sorts (or, with r.bitonic_input, merges) on `stream`, asynchronously.
 // d_values may be null unless r.with_values. Pointers 16-byte aligned (as

@@ -177,8 +177,9 @@ Problem tune(const Limits& l, Tuning* out) {
     }
     for (int w = 0; w < 2; w++) {
         const size_t word = w ? 8 : 4;
+        const int top = kWindowMaxBits - w;  // pairs: 2^14 words at most (64 registers of words a thread)
         t.window_bits[w] = kWindowMinBits;
-        while (t.window_bits[w] < kWindowMaxBits && (word << (t.window_bits[w] + 1)) <= l.smem_per_block) t.window_bits[w]++;
+        while (t.window_bits[w] < top && (word << (t.window_bits[w] + 1)) <= l.smem_per_block) t.window_bits[w]++;
     }
     const int per_sm = std::max(1, l.threads_per_sm / kStreamThreads);
     t.stream_blocks = (uint32_t)l.sms * (uint32_t)per_sm * (uint32_t)kStreamWaves;

@@ -79,7 +79,8 @@ struct Tuning {
     size_t fast_spread[2] = {0, 0};
     uint32_t stream_blocks = 1;  // grid of the grid-stride kernels
     // The window design's largest window per word size (keys, pairs): the
-    // largest T in 12 .. 15 whose 2^T words fit one block's shared memory.
+    // largest T in 12 .. 15 (pairs: .. 14) whose 2^T words fit one block's
+    // shared memory.
     int window_bits[2] = {0, 0};
 };
 

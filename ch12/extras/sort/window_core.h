@@ -22,7 +22,7 @@
 //   step e         compare-exchange registers r and r | 2^e (every r without
 //                  bit e): the smaller word to r. Always ascending: see flip;
 //   flip a, b      change the words' complement pattern from direction a to
-//                  direction b (below);
+//                  direction b (below; at most one of them a register bit);
 //   exchange x     all words to shared memory in this layout, all back in the
 //                  next one (exchange table x: both layouts' slots).
 // Directions. During stage k the words whose index has bit k set sort
@@ -46,9 +46,12 @@
 
 #if defined(__CUDACC__)
 #define BITONIC_HD __host__ __device__ __forceinline__
-#define BITONIC_UNROLL _Pragma("unroll")
 #else
 #define BITONIC_HD inline
+#endif
+#if defined(__CUDA_ARCH__)
+#define BITONIC_UNROLL _Pragma("unroll")
+#else
 #define BITONIC_UNROLL
 #endif
 
@@ -178,15 +181,14 @@ BITONIC_HD uint32_t dir_constant(uint8_t d, uint32_t thread, uint32_t block_base
 BITONIC_HD int dir_register(uint8_t d) { return dir_mode(d) == kDirReg ? dir_index(d) : -1; }
 
 // From direction `from`'s complement pattern to `to`'s: each word flips
-// where its two direction bits differ.
+// where its two direction bits differ. At most one of the two is a register
+// bit (the planner splits a change from one register bit to another in two
+// flips), so one pass over the registers does it.
 template <int E, typename W>
 BITONIC_HD void flip(W (&v)[1 << E], uint8_t from, uint8_t to, uint32_t thread, uint32_t block_base) {
     const W m = (dir_constant(from, thread, block_base) ^ dir_constant(to, thread, block_base)) ? ~W(0) : W(0);
-    int e1 = dir_register(from), e2 = dir_register(to);
-    if (e1 == e2) e1 = e2 = -1;  // the same register bit both times: it cancels
-    if (e1 < 0) { e1 = e2; e2 = -1; }
-    flip_reg<E>(v, e1, m);  // e1 = -1: every word by m
-    if (e2 >= 0) flip_reg<E>(v, e2, W(0));
+    const int e1 = dir_register(from), e2 = dir_register(to);
+    flip_reg<E>(v, e1 == e2 ? -1 : (e1 >= 0 ? e1 : e2), m);  // -1: every word by m
 }
 
 // 32-bit planes of a word in shared memory: plane 0 holds uint32 words, or

@@ -4,6 +4,8 @@
 #include "window_plan.h"
 
 #include <algorithm>
+#include <memory>
+#include <mutex>
 
 namespace bitonic {
 namespace window {
@@ -204,7 +206,12 @@ const char* plan(const Shape& s, std::vector<Pass>* out) {
             }
             if (steps[i].stage != stage) {
                 const uint8_t from = direction_of(stage), to = direction_of(steps[i].stage);
-                if (from != to && !op(kFlip, from, to)) return "window plan: too many operations in one pass";
+                const uint8_t none = direction(kDirNone, 0);
+                if (dir_mode(from) == kDirReg && dir_mode(to) == kDirReg && from != to) {  // two flips, one register bit each
+                    if (!op(kFlip, from, none) || !op(kFlip, none, to)) return "window plan: too many operations in one pass";
+                } else if (from != to && !op(kFlip, from, to)) {
+                    return "window plan: too many operations in one pass";
+                }
                 stage = steps[i].stage;
             }
             int e = 0;
@@ -215,6 +222,27 @@ const char* plan(const Shape& s, std::vector<Pass>* out) {
         out->push_back(p);
     }
     return nullptr;
+}
+
+const std::vector<Pass>* cached_plan(const Shape& s, const char** why) {
+    constexpr int kSlots = 32 * 2 * (kMaxBits - kMinBits + 1) * (kMaxRegBits - kMinRegBits + 1);
+    static std::mutex mutex;
+    static std::unique_ptr<std::vector<Pass>> plans[kSlots];
+    *why = nullptr;
+    if (s.bits < kMinBits || s.bits > kMaxBits || s.reg_bits < kMinRegBits || s.reg_bits > kMaxRegBits ||
+        s.seg_bits < 1 || s.seg_bits > 31) {
+        *why = "window plan: a shape outside the planner's limits";
+        return nullptr;
+    }
+    const int slot = ((s.seg_bits * 2 + (s.merge ? 1 : 0)) * (kMaxBits - kMinBits + 1) + (s.bits - kMinBits)) *
+                         (kMaxRegBits - kMinRegBits + 1) + (s.reg_bits - kMinRegBits);
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!plans[slot]) {
+        std::unique_ptr<std::vector<Pass>> p(new std::vector<Pass>());
+        if ((*why = plan(s, p.get())) != nullptr) return nullptr;
+        plans[slot] = std::move(p);
+    }
+    return plans[slot].get();
 }
 
 int passes(const Shape& s) {

@@ -24,6 +24,10 @@ struct Shape {
     int reg_bits = kMinRegBits;
 };
 
+// The plan of a shape, made once and kept (thread-safe): nullptr and the
+// reason when plan() refuses it.
+const std::vector<Pass>* cached_plan(const Shape& s, const char** why);
+
 // The passes, in order, or nullptr and the reason when a shape is outside
 // the planner's limits (bits 12..15, reg_bits 5..6, bits - reg_bits >= 5,
 // seg_bits 1..31; never for a shape window_shape() returns). A sort with

@@ -245,13 +245,18 @@ static void check_structure(const window::Shape& s) {
     }
     const int want_steps = s.merge ? s.seg_bits : s.seg_bits * (s.seg_bits + 1) / 2;
     int steps = 0;
-    bool windows_ok = true, slots_ok = true, banks_ok = true;
+    bool windows_ok = true, slots_ok = true, banks_ok = true, flips_ok = true;
     for (const window::Pass& p : passes) {
         for (int q = 0; q < s.reg_bits; ++q) windows_ok = windows_ok && p.window[q] == q;
         for (int q = 1; q < p.bits; ++q) windows_ok = windows_ok && p.window[q] > p.window[q - 1];
         windows_ok = windows_ok && (s.seg_bits <= s.bits ? p.window[p.bits - 1] == p.bits - 1 : p.window[p.bits - 1] < s.seg_bits);
         windows_ok = windows_ok && p.block_bits == 32 - p.bits;
-        for (int i = 0; i < p.op_count; ++i) steps += p.ops[i].kind == window::kStep;
+        for (int i = 0; i < p.op_count; ++i) {
+            steps += p.ops[i].kind == window::kStep;
+            if (p.ops[i].kind == window::kFlip && window::dir_mode(p.ops[i].a) == window::kDirReg &&
+                window::dir_mode(p.ops[i].b) == window::kDirReg && p.ops[i].a != p.ops[i].b)
+                flips_ok = false;
+        }
         const uint32_t threads = 1u << (p.bits - p.reg_bits);
         for (int x = 0; x < p.exchange_count; ++x)
             for (bool from : {true, false}) {
@@ -281,6 +286,7 @@ static void check_structure(const window::Shape& s) {
     expect(windows_ok, what + ": every window holds the lowest bits, ascending, within the arrays");
     expect(slots_ok, what + ": every exchange gives each word a slot of its own");
     expect(banks_ok, what + ": every exchange is free of bank conflicts");
+    expect(flips_ok, what + ": no flip between two register bits (the kernel does one at a time)");
     expect((int)passes.size() == window::passes(s), what + ": passes() counts its passes");
 }
 
@@ -301,7 +307,7 @@ static void test_shapes_and_trips() {
             const size_t word = w ? 8 : 4;
             const int T = t.window_bits[w];
             expect(T >= window::kMinBits && T <= window::kMaxBits && (word << T) <= g.second.smem_per_block &&
-                       (T == window::kMaxBits || (word << (T + 1)) > g.second.smem_per_block),
+                       (T == window::kMaxBits - w || (word << (T + 1)) > g.second.smem_per_block),
                    g.first + ": the largest window that fits, " + std::to_string(word) + "-byte words: 2^" + std::to_string(T));
             for (int S = 1; S <= 31; ++S)
                 for (uint64_t total : {uint64_t(1) << S, uint64_t(1) << 24, uint64_t(1) << 31}) {
