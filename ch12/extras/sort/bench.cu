@@ -17,7 +17,10 @@
 // launches and as a CUDA graph replay of the same launches (the better one
 // counts); inputs restored before each run, outside the timed region; every
 // result checked on the CPU. Prints tables (Gkeys/s; speed against CUB's
-// best, >1 meaning faster) and writes every measurement to CSV -- through a
+// best, >1 meaning faster; and the roofline of each bitonic design: its
+// plan's trips through global memory, the floor those bytes take at the
+// copy bandwidth measured on the same words, and the efficiency floor / time)
+// and writes every measurement to CSV -- through a
 // temporary file, renamed over FILE only when the whole run succeeded (a
 // failed or skipped run leaves FILE as it was). --profile plans the bitonic
 // sorts as on a smaller GPU (tuning.h): emulated, and labelled so.
@@ -278,19 +281,79 @@ struct Options {
     std::vector<bool> selected;  // per method
 };
 
+// The roofline of one bitonic method on one job: its plan's trips through
+// global memory and their bytes (bitonic::traffic, from the plan the sort
+// runs), the device's copy bandwidth measured on the same job (bytes read
+// plus written per second), the floor = bytes / that bandwidth, and
+// efficiency = floor / time. trips = 0: not a bitonic method.
+struct Roofline {
+    int trips = 0;
+    uint64_t bytes = 0;
+    double copy_gbps = NAN, floor_ms = NAN;
+};
+
 // One row of results: printed, and written to the CSV.
 static void report(FILE* csv, const char* section, uint64_t n, uint64_t len, bool pairs, const Method& m, const Timing& t,
-                   double vs, bool ok, bool batched_layout) {
+                   double vs, bool ok, bool batched_layout, const Roofline& roof) {
     const double gkeys = n / (t.best() * 1e-3) / 1e9;
+    const double efficiency = roof.floor_ms / t.best();
+    char trips[16] = "-", floor[16] = "-", eff[16] = "-";
+    if (roof.trips > 0) {
+        snprintf(trips, sizeof trips, "%d", roof.trips);
+        snprintf(floor, sizeof floor, "%.4f", roof.floor_ms);
+        snprintf(eff, sizeof eff, "%.0f%%", 100.0 * efficiency);
+    }
     if (batched_layout)
-        printf("%10llu %7llu %-5s  %-19s %11.4f %11.4f %9.3f %8.2f  %s\n", (unsigned long long)n, (unsigned long long)len,
-               pairs ? "pairs" : "keys", m.name, t.launch_ms, t.graph_ms, gkeys, vs, ok ? "ok" : "WRONG");
+        printf("%10llu %7llu %-5s  %-19s %11.4f %11.4f %9.3f %8.2f %5s %9s %5s  %s\n", (unsigned long long)n,
+               (unsigned long long)len, pairs ? "pairs" : "keys", m.name, t.launch_ms, t.graph_ms, gkeys, vs, trips, floor,
+               eff, ok ? "ok" : "WRONG");
     else
-        printf("%12llu  %-13s %11.4f %11.4f %9.3f %8.2f  %s\n", (unsigned long long)n, m.name, t.launch_ms, t.graph_ms,
-               gkeys, vs, ok ? "ok" : "WRONG");
-    fprintf(csv, "%s,%llu,%llu,%s,%s,%.6f,%.6f,%.6f,%.6f,%.4f,%s\n", section, (unsigned long long)n,
+        printf("%12llu  %-13s %11.4f %11.4f %9.3f %8.2f %5s %9s %5s  %s\n", (unsigned long long)n, m.name, t.launch_ms,
+               t.graph_ms, gkeys, vs, trips, floor, eff, ok ? "ok" : "WRONG");
+    fprintf(csv, "%s,%llu,%llu,%s,%s,%.6f,%.6f,%.6f,%.6f,%.4f,%s,", section, (unsigned long long)n,
             (unsigned long long)len, pairs ? "pairs" : "keys", m.name, t.launch_ms, t.graph_ms, t.best(), gkeys, vs,
             ok ? "yes" : "no");
+    if (roof.trips > 0)
+        fprintf(csv, "%d,%llu,%.1f,%.6f,%.4f\n", roof.trips, (unsigned long long)roof.bytes, roof.copy_gbps, roof.floor_ms,
+                efficiency);
+    else
+        fprintf(csv, ",,%.1f,,\n", roof.copy_gbps);
+}
+
+// The device's copy bandwidth on this job's words: a device-to-device
+// cudaMemcpy of the keys (and the values), timed like the sorts (a warm-up,
+// the median of `runs`); bytes read plus bytes written, per second.
+static double copy_gbps(const Job& j, cudaStream_t stream, int runs) {
+    cudaEvent_t start, stop;
+    CUDA_CHECK(cudaEventCreate(&start));
+    CUDA_CHECK(cudaEventCreate(&stop));
+    std::vector<double> times;
+    for (int r = 0; r <= runs; r++) {
+        CUDA_CHECK(cudaEventRecord(start, stream));
+        CUDA_CHECK(cudaMemcpyAsync(j.out_keys, j.in_keys, j.total * 4, cudaMemcpyDeviceToDevice, stream));
+        if (j.pairs) CUDA_CHECK(cudaMemcpyAsync(j.out_values, j.in_values, j.total * 4, cudaMemcpyDeviceToDevice, stream));
+        CUDA_CHECK(cudaEventRecord(stop, stream));
+        CUDA_CHECK(cudaEventSynchronize(stop));
+        float ms = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+        if (r > 0) times.push_back(ms);
+    }
+    CUDA_CHECK(cudaEventDestroy(stop));
+    CUDA_CHECK(cudaEventDestroy(start));
+    const double bytes = 2.0 * j.total * 4 * (j.pairs ? 2 : 1);
+    return bytes / (median(times) * 1e-3) / 1e9;
+}
+
+static Roofline roofline(Context& c, const Method& m, const Job& j, double gbps) {
+    Roofline roof;
+    roof.copy_gbps = gbps;
+    if (m.design < 0) return roof;
+    bitonic::Traffic t;
+    or_exit(bitonic::traffic(request_of(m, j), &t, c.sorter.profile()), c.program);
+    roof.trips = t.trips;
+    roof.bytes = t.bytes;
+    roof.floor_ms = t.bytes / (gbps * 1e9) * 1e3;
+    return roof;
 }
 
 static size_t index_of(const std::vector<Method>& table, const char* name) {
@@ -307,8 +370,8 @@ static bool single_section(const std::vector<Method>& table, const Options& o, C
     const uint64_t max_n = *std::max_element(o.sizes.begin(), o.sizes.end());
     DeviceBuffer<uint32_t> input(max_n), work(max_n), out(max_n);
     bool all_ok = true;
-    printf("single arrays of uint32 keys\n%12s  %-13s %11s %11s %9s %8s  %s\n", "n", "method", "launches ms", "graph ms",
-           "Gkeys/s", "vs CUB", "check");
+    printf("single arrays of uint32 keys\n%12s  %-13s %11s %11s %9s %8s %5s %9s %5s  %s\n", "n", "method", "launches ms",
+           "graph ms", "Gkeys/s", "vs CUB", "trips", "floor ms", "eff", "check");
     for (uint64_t n : o.sizes) {
         std::vector<uint32_t> keys = cases::make_keys(cases::Input::uniform, bitonic::KeyType::u32, n, o.seed);
         CUDA_CHECK(cudaMemcpy(input.get(), keys.data(), n * 4, cudaMemcpyHostToDevice));
@@ -342,12 +405,13 @@ static bool single_section(const std::vector<Method>& table, const Options& o, C
             ok[m] = (got == want);
         }
         const double cub = t[index_of(table, "cub_radix")].best();
+        const double gbps = copy_gbps(j, stream, o.runs);
         for (size_t m = 0; m < table.size(); m++) {
             if (!o.selected[m] || !table[m].single) continue;
-            report(csv, "single", n, n, false, table[m], t[m], cub / t[m].best(), ok[m], false);
+            report(csv, "single", n, n, false, table[m], t[m], cub / t[m].best(), ok[m], false, roofline(c, table[m], j, gbps));
             all_ok = all_ok && ok[m];
         }
-        printf("\n");
+        printf("%12s  copy: %.1f GB/s (cudaMemcpy of the keys, device to device, read + write)\n\n", "", gbps);
         std::fflush(stdout);
     }
     return all_ok;
@@ -365,8 +429,8 @@ static bool batched_section(const std::vector<Method>& table, const Options& o, 
     DeviceBuffer<int> offsets32(max_total / min_len + 1);
     bool all_ok = true;
     printf("batched: count arrays of len uint32 keys (pairs: with a uint32 value each)\n"
-           "%10s %7s %-5s  %-19s %11s %11s %9s %8s  %s\n", "total", "len", "kind", "method", "launches ms",
-           "graph ms", "Gkeys/s", "vs CUB", "check");
+           "%10s %7s %-5s  %-19s %11s %11s %9s %8s %5s %9s %5s  %s\n", "total", "len", "kind", "method", "launches ms",
+           "graph ms", "Gkeys/s", "vs CUB", "trips", "floor ms", "eff", "check");
     for (uint64_t total : o.totals) {
         std::vector<uint32_t> host_keys = cases::make_keys(cases::Input::uniform, bitonic::KeyType::u32, total, o.seed + 1);
         std::vector<uint32_t> host_values(total);
@@ -417,12 +481,15 @@ static bool batched_section(const std::vector<Method>& table, const Options& o, 
                 double cub_best = INFINITY;
                 for (const char* name : {"cub_segmented_sort", "cub_segmented_radix"})
                     if (o.selected[index_of(table, name)]) cub_best = std::min(cub_best, t[index_of(table, name)].best());
+                const double gbps = copy_gbps(j, stream, o.runs);
                 for (size_t m = 0; m < table.size(); m++) {
                     if (!o.selected[m] || !table[m].batched) continue;
-                    report(csv, "batched", total, len, pairs, table[m], t[m], cub_best / t[m].best(), ok[m], true);
+                    report(csv, "batched", total, len, pairs, table[m], t[m], cub_best / t[m].best(), ok[m], true,
+                           roofline(c, table[m], j, gbps));
                     all_ok = all_ok && ok[m];
                 }
-                printf("\n");
+                printf("%10s  copy: %.1f GB/s (cudaMemcpy of the keys%s, device to device, read + write)\n\n", "", gbps,
+                       pairs ? " and values" : "");
                 std::fflush(stdout);
             }
         }
@@ -521,7 +588,8 @@ int main(int argc, char** argv) {
            "median of %d runs after a warm-up, as plain launches and as a CUDA graph replay (the better\n"
            "counts); every result checked on the CPU. host: std::sort, one core (one run above 2^22 keys).\n\n",
            o.seed, o.runs);
-    fprintf(csv, "# %s; %s%s\nsection,n,len,kind,method,launch_ms,graph_ms,best_ms,gkeys_per_s,speed_vs_cub,verified\n",
+    fprintf(csv, "# %s; %s%s\nsection,n,len,kind,method,launch_ms,graph_ms,best_ms,gkeys_per_s,speed_vs_cub,verified,"
+                 "trips,bytes,copy_gbps,floor_ms,efficiency\n",
             prop.name, date, emulated.c_str());
 
     cudaStream_t stream;

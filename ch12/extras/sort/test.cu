@@ -15,7 +15,11 @@
 //                  the inputs taking turns (floats: ±0, NaN, ±inf, denormals);
 //   merges         the same combinations with Request::bitonic_input, every
 //                  array made bitonic (an ascending run, then a descending
-//                  one, rotated), and single arrays up to 2^22 + 1 keys.
+//                  one, rotated), and single arrays up to 2^22 + 1 keys;
+//   medium batches arrays of 4096, 5000, 32768 and 65536 keys, every key
+//                  type, keys and pairs, some with gaps, 2^18 keys and more
+//                  in all (the window design's one-pass windows, and its
+//                  passes in place).
 // Then the error paths, through the public API: a bad request, null and
 // misaligned pointers, too little scratch, limits the kernels cannot run
 // within (a profile), and a launch that fails (a launch into the legacy
@@ -141,6 +145,28 @@ static std::vector<Case> cases_of(bitonic::Design design, bool quick, bool longe
                             add(r, input, 1000u + (uint32_t)turn);
                             turn++;
                         }
+    // ---- batches of medium arrays in requests of more than 2^17 words: the
+    // window design's one-pass windows straight from the caller's arrays
+    // (any layout, key type and order), and its passes in place (dense
+    // arrays longer than a window)
+    if (!longer) {
+        std::vector<size_t> medium = {4096, 5000, 32768, 65536};
+        if (quick) medium = {5000};
+        int k = 0;
+        for (size_t len : medium)
+            for (bitonic::KeyType t : types)
+                for (bool pairs : {false, true}) {
+                    bitonic::Request r;
+                    r.key_type = t;
+                    r.with_values = pairs;
+                    r.order = k % 2 ? bitonic::Order::descending : bitonic::Order::ascending;
+                    r.len = len;
+                    r.count = (size_t(1) << 18) / len + 3;
+                    if (k % 3 == 1) r.stride = len + 5;
+                    add(r, t == bitonic::KeyType::f32 && k % 2 ? cases::Input::special : kInputs[k % 6], 3000u + (uint32_t)k);
+                    k++;
+                }
+    }
     // ---- merges of single arrays: a block, a cluster, and beyond
     std::vector<size_t> merge_sizes = {2, 4096, 4097, 65536, 131072, 131073, (1u << 20), (1u << 22) + 1};
     if (quick) merge_sizes = {4096, 5000};
