@@ -22,7 +22,8 @@
 //   step e         compare-exchange registers r and r | 2^e (every r without
 //                  bit e): the smaller word to r. Always ascending: see flip;
 //   flip a, b      change the words' complement pattern from direction a to
-//                  direction b (below; at most one of them a register bit);
+//                  direction b (below; both register bits only when they
+//                  are neighbours);
 //   exchange x     all words to shared memory in this layout, all back in the
 //                  next one (exchange table x: both layouts' slots).
 // Directions. During stage k the words whose index has bit k set sort
@@ -180,15 +181,34 @@ BITONIC_HD uint32_t dir_constant(uint8_t d, uint32_t thread, uint32_t block_base
 }
 BITONIC_HD int dir_register(uint8_t d) { return dir_mode(d) == kDirReg ? dir_index(d) : -1; }
 
+// Complement the words whose register number has exactly one of bits Q and
+// Q + 1 set with ~m, the others with m.
+template <int Q, int N, typename W>
+BITONIC_HD void flip_pair_on(W (&v)[N], W m) {
+    BITONIC_UNROLL
+    for (int r = 0; r < N; ++r) v[r] ^= (((r >> Q) ^ (r >> (Q + 1))) & 1) ? W(~m) : m;
+}
+template <int E, typename W>
+BITONIC_HD void flip_pair(W (&v)[1 << E], int e, W m) {
+    switch (e) {
+        case 0: flip_pair_on<0>(v, m); break;
+        case 1: flip_pair_on<1>(v, m); break;
+        case 2: flip_pair_on<2>(v, m); break;
+        case 3: flip_pair_on<3>(v, m); break;
+        default: flip_pair_on<E - 2>(v, m); break;  // e = 4 (E = 6); the planner never asks for more
+    }
+}
+
 // From direction `from`'s complement pattern to `to`'s: each word flips
-// where its two direction bits differ. At most one of the two is a register
-// bit (the planner splits a change from one register bit to another in two
-// flips), so one pass over the registers does it.
+// where its two direction bits differ. When both are register bits they are
+// neighbours (the planner splits any other change from one register bit to
+// another in two flips), so one pass over the registers does it.
 template <int E, typename W>
 BITONIC_HD void flip(W (&v)[1 << E], uint8_t from, uint8_t to, uint32_t thread, uint32_t block_base) {
     const W m = (dir_constant(from, thread, block_base) ^ dir_constant(to, thread, block_base)) ? ~W(0) : W(0);
     const int e1 = dir_register(from), e2 = dir_register(to);
-    flip_reg<E>(v, e1 == e2 ? -1 : (e1 >= 0 ? e1 : e2), m);  // -1: every word by m
+    if (e1 >= 0 && e2 >= 0 && e1 != e2) flip_pair<E>(v, e1 < e2 ? e1 : e2, m);
+    else flip_reg<E>(v, e1 == e2 ? -1 : (e1 >= 0 ? e1 : e2), m);  // -1: every word by m
 }
 
 // 32-bit planes of a word in shared memory: plane 0 holds uint32 words, or

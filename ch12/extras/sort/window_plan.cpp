@@ -207,7 +207,9 @@ const char* plan(const Shape& s, std::vector<Pass>* out) {
             if (steps[i].stage != stage) {
                 const uint8_t from = direction_of(stage), to = direction_of(steps[i].stage);
                 const uint8_t none = direction(kDirNone, 0);
-                if (dir_mode(from) == kDirReg && dir_mode(to) == kDirReg && from != to) {  // two flips, one register bit each
+                if (dir_mode(from) == kDirReg && dir_mode(to) == kDirReg &&
+                    (dir_index(from) > dir_index(to) + 1 || dir_index(to) > dir_index(from) + 1)) {
+                    // Two register bits that are not neighbours: two flips, one register bit each.
                     if (!op(kFlip, from, none) || !op(kFlip, none, to)) return "window plan: too many operations in one pass";
                 } else if (from != to && !op(kFlip, from, to)) {
                     return "window plan: too many operations in one pass";
