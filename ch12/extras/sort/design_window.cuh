@@ -13,8 +13,10 @@
 //
 // The kernel below is only the wrapper: it loads a thread's 2^E consecutive
 // words (16-byte loads where the words are dense, through the caller's
-// layout and key map where not), runs window_core.h's run_pass() -- the same
-// function the CPU test runs over real arrays -- and stores them back.
+// layout and key map where not) -- or, where the plan says so, its first
+// layout's words one a register, each warp 32 consecutive words --, runs
+// window_core.h's run_pass() -- the same function the CPU test runs over
+// real arrays -- and stores them back the same way.
 // Arrays of up to 2^11 words (and, with clusters, arrays of up to 2^16 in
 // small requests) go to the fast design's one-kernel tiles instead
 // (window::route(), which the trip count asks too).
@@ -60,21 +62,44 @@ __global__ void __launch_bounds__(1 << (T - E), (1 << (T - E)) >= 512 ? 1 : 512 
     const uint32_t block_base = block_index(pass, blockIdx.x);
     const uint32_t first = io_index(pass, block_base, thread);  // the thread's 2^E consecutive words
     W v[1 << E];
+    // Direct loads and stores only happen in passes over dense planes: every
+    // index has a word. With no key map to apply (every pass but a sort's
+    // first and last) they are plain loads and stores.
+    const bool raw_in = io.dense && is_identity(io.in), raw_out = io.dense && is_identity(io.out);
+    if (pass.load_direct && raw_in) {
+        for_each_direct<T, E>(pass.direct_load, block_base, thread, [&](int r, uint32_t g) {
+            v[r] = detail::make_word<W>(io.keys[g], sizeof(W) == 8 ? io.values[g] : 0u);
+        });
+    } else if (pass.load_direct) {
+        for_each_direct<T, E>(pass.direct_load, block_base, thread,
+                              [&](int r, uint32_t g) { v[r] = detail::load_word<W>(io, g); });
+    } else {
 #pragma unroll
-    for (int c = 0; c < (1 << E) / 16; ++c) {
-        W part[16];
-        detail::load16<W>(io, first + 16 * c, part);
+        for (int c = 0; c < (1 << E) / 16; ++c) {
+            W part[16];
+            detail::load16<W>(io, first + 16 * c, part);
 #pragma unroll
-        for (int r = 0; r < 16; ++r) v[16 * c + r] = part[r];
+            for (int r = 0; r < 16; ++r) v[16 * c + r] = part[r];
+        }
     }
     ThreadOfBlock<W, 1 << E> me{v, thread, shared, block_base};
     run_pass<T, E, W>(pass, me);
+    if (pass.store_direct && raw_out) {
+        for_each_direct<T, E>(pass.direct_store, block_base, thread, [&](int r, uint32_t g) {
+            io.keys[g] = plane_hi(v[r]);
+            if constexpr (sizeof(W) == 8) io.values[g] = plane_lo(v[r]);
+        });
+    } else if (pass.store_direct) {
+        for_each_direct<T, E>(pass.direct_store, block_base, thread,
+                              [&](int r, uint32_t g) { detail::store_word<W>(io, g, v[r]); });
+    } else {
 #pragma unroll
-    for (int c = 0; c < (1 << E) / 16; ++c) {
-        W part[16];
+        for (int c = 0; c < (1 << E) / 16; ++c) {
+            W part[16];
 #pragma unroll
-        for (int r = 0; r < 16; ++r) part[r] = v[16 * c + r];
-        detail::store16<W>(io, first + 16 * c, part);
+            for (int r = 0; r < 16; ++r) part[r] = v[16 * c + r];
+            detail::store16<W>(io, first + 16 * c, part);
+        }
     }
 }
 static_assert(sizeof(Pass) + sizeof(Planes) <= 4096, "a pass travels as a kernel parameter");

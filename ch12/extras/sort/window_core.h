@@ -100,14 +100,22 @@ struct Pass {
     uint16_t op_count = 0, exchange_count = 0;
     uint8_t window[kMaxBits] = {};  // local bit q is global bit window[q]; window[q] = q for q < E
     uint8_t block[32] = {};         // the global bits outside the window, ascending: block number bits
+    // Direct loads (stores): the pass's first (last) layout is read from
+    // (written to) global memory as it is, one word a register, instead of
+    // through the io layout and an exchange. Its lanes are global bits 0..4:
+    // each warp reads (writes) 32 consecutive words a register. The global
+    // bit of register bit e is direct_*[e], of thread bit k direct_*[E + k].
+    uint8_t load_direct = 0, store_direct = 0;
+    uint8_t direct_load[kMaxBits] = {}, direct_store[kMaxBits] = {};
     Op ops[kMaxOps] = {};
     Exchange exchanges[kMaxExchanges] = {};
 };
 
 // ---- where a thread's words are in global memory ---------------------------------------
-// Every pass loads and stores in its "io" layout: register bits = local bits
+// A pass loads and stores in its "io" layout -- register bits = local bits
 // 0 .. E-1 = global bits 0 .. E-1, so a thread's 2^E words are consecutive,
-// from io_index(); its thread number fills local bits E .. T-1 in order.
+// from io_index(); its thread number fills local bits E .. T-1 in order --
+// unless it loads or stores directly (Pass::direct_*, for_each_direct()).
 BITONIC_HD uint32_t block_index(const Pass& p, uint32_t block) {
     uint32_t g = 0;
     for (int i = 0; i < p.block_bits && (block >> i) != 0; ++i) g |= ((block >> i) & 1u) << p.block[i];
@@ -117,6 +125,23 @@ BITONIC_HD uint32_t io_index(const Pass& p, uint32_t block_base, uint32_t thread
     uint32_t g = block_base;
     for (int k = 0; k + p.reg_bits < p.bits; ++k) g |= ((thread >> k) & 1u) << p.window[k + p.reg_bits];
     return g;
+}
+
+BITONIC_HD constexpr int trailing_zeros(int x) { return (x & 1) ? 0 : 1 + trailing_zeros(x >> 1); }
+
+// A direct load or store (Pass::direct_*): f(r, g) for each register r of
+// the thread and its global index g, registers in Gray code order (each
+// index the previous one with one bit flipped).
+template <int T, int E, class F>
+BITONIC_HD void for_each_direct(const uint8_t* bits, uint32_t block_base, uint32_t thread, F f) {
+    uint32_t g = block_base;
+    BITONIC_UNROLL
+    for (int k = 0; k < T - E; ++k) g |= ((thread >> k) & 1u) << bits[E + k];
+    BITONIC_UNROLL
+    for (int i = 0; i < (1 << E); ++i) {
+        f(i ^ (i >> 1), g);
+        if (i + 1 < (1 << E)) g ^= 1u << bits[trailing_zeros(i + 1)];
+    }
 }
 
 // ---- one thread's operations -----------------------------------------------------------
@@ -219,8 +244,6 @@ template <typename W> BITONIC_HD W from_planes(uint32_t hi, uint32_t lo) {
     if constexpr (sizeof(W) == 8) return (W)(((uint64_t)hi << 32) | lo);
     else { (void)lo; return (W)hi; }
 }
-
-BITONIC_HD constexpr int trailing_zeros(int x) { return (x & 1) ? 0 : 1 + trailing_zeros(x >> 1); }
 
 // The thread's slot base: the XOR of its set thread bits' constants.
 template <int T, int E>

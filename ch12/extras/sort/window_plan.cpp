@@ -186,24 +186,42 @@ const char* plan(const Shape& s, std::vector<Pass>* out) {
             reg_mask = to_mask;
             return true;
         };
+        const uint32_t lanes = (1u << kLaneBits) - 1;  // local bits 0..4 = global bits 0..4
+        // The layout from step i on: the register bits of the steps ahead, as
+        // many as fit, filled up with the lowest local bits left -- the lowest
+        // above the lanes when none of those steps is on a lane bit, so that
+        // a last layout can be stored directly.
+        auto next_layout = [&](size_t i) -> uint32_t {
+            uint32_t need = 0;
+            int count = 0;
+            for (size_t n = i; n < w.end; ++n) {
+                const uint32_t b = 1u << local[steps[n].bit];
+                if (need & b) continue;
+                if (count == E) break;
+                need |= b;
+                count++;
+            }
+            for (int b = (need & lanes) ? 0 : kLaneBits; count < E; ++b)
+                if (!(need & (1u << b))) { need |= 1u << b; count++; }
+            return need;
+        };
+        auto direct_bits = [&](uint8_t* bits) {  // the current layout's global bits: registers, then threads
+            for (int e = 0; e < E; ++e) bits[e] = p.window[layout.reg[e]];
+            for (int k = 0; k < T - E; ++k) bits[E + k] = p.window[layout.thread[k]];
+        };
+        if (s.seg_bits > T && w.begin < w.end && !(reg_mask & (1u << local[steps[w.begin].bit]))) {
+            const uint32_t first = next_layout(w.begin);
+            if (!(first & lanes)) {  // loaded as it is: no exchange from the io layout
+                reg_mask = first;
+                layout = make_layout(first, T, E);
+                p.load_direct = 1;
+                direct_bits(p.direct_load);
+            }
+        }
         for (size_t i = w.begin; i < w.end; ++i) {
             const int ql = local[steps[i].bit];
-            if (!(reg_mask & (1u << ql))) {
-                // The next layout: the register bits of the steps ahead, as
-                // many as fit, filled up with the lowest local bits left.
-                uint32_t need = 0;
-                int count = 0;
-                for (size_t n = i; n < w.end && count <= E; ++n) {
-                    const uint32_t b = 1u << local[steps[n].bit];
-                    if (need & b) continue;
-                    if (count == E) break;
-                    need |= b;
-                    count++;
-                }
-                for (int b = 0; count < E; ++b)
-                    if (!(need & (1u << b))) { need |= 1u << b; count++; }
-                if (!change_layout(need)) return "window plan: too many exchanges in one pass";
-            }
+            if (!(reg_mask & (1u << ql)) && !change_layout(next_layout(i)))
+                return "window plan: too many exchanges in one pass";
             if (steps[i].stage != stage) {
                 const uint8_t from = direction_of(stage), to = direction_of(steps[i].stage);
                 const uint8_t none = direction(kDirNone, 0);
@@ -220,7 +238,12 @@ const char* plan(const Shape& s, std::vector<Pass>* out) {
             while (layout.reg[e] != ql) ++e;
             if (!op(kStep, e, 0)) return "window plan: too many operations in one pass";
         }
-        if (reg_mask != io_mask && !change_layout(io_mask)) return "window plan: too many exchanges in one pass";
+        if (s.seg_bits > T && reg_mask != io_mask && !(reg_mask & lanes)) {  // stored as it is
+            p.store_direct = 1;
+            direct_bits(p.direct_store);
+        } else if (reg_mask != io_mask && !change_layout(io_mask)) {
+            return "window plan: too many exchanges in one pass";
+        }
         out->push_back(p);
     }
     return nullptr;

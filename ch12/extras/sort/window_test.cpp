@@ -83,24 +83,30 @@ static bool run_on_cpu(const window::Pass& p, std::vector<W>& words) {
     cases::parallel_for((size_t)blocks, [&](size_t b) {
         HostBlock<T, E, W> block;
         block.block_base = window::block_index(p, (uint32_t)b);
-        for (uint32_t t = 0; t < block.regs.size(); ++t) {
-            const uint32_t g0 = window::io_index(p, block.block_base, t);
-            for (int r = 0; r < (1 << E); ++r) {
-                const uint64_t g = (uint64_t)g0 + r;
+        // The thread's words, as the kernel finds them: directly, or its run of consecutive words.
+        auto each_word = [&](uint32_t t, bool direct, const uint8_t* bits, auto f) {
+            if (direct) {
+                window::for_each_direct<T, E>(bits, block.block_base, t, f);
+            } else {
+                const uint32_t g0 = window::io_index(p, block.block_base, t);
+                for (int r = 0; r < (1 << E); ++r) f(r, g0 + (uint32_t)r);
+            }
+        };
+        for (uint32_t t = 0; t < block.regs.size(); ++t)
+            each_word(t, p.load_direct, p.direct_load, [&](int r, uint32_t g) {
                 block.regs[t].v[r] = g < total ? words[g] : W(~W(0));
                 if (g < seen.size()) seen[g]++;  // blocks touch disjoint words: no race on a correct plan
                 else bad[b] = 1;
-            }
-        }
+            });
         window::run_pass<T, E, W>(p, block);
-        for (uint32_t t = 0; t < block.regs.size(); ++t) {
-            const uint32_t g0 = window::io_index(p, block.block_base, t);
-            for (int r = 0; r < (1 << E); ++r)
-                if ((uint64_t)g0 + r < total) words[(size_t)g0 + r] = block.regs[t].v[r];
-        }
+        for (uint32_t t = 0; t < block.regs.size(); ++t)
+            each_word(t, p.store_direct, p.direct_store, [&](int r, uint32_t g) {
+                if (g < total) words[g] = block.regs[t].v[r];
+                if (g < seen.size()) seen[g] += 0x10000;  // each word stored exactly once too
+            });
     });
     for (char c : bad) once = once && !c;
-    for (uint32_t c : seen) once = once && c == 1;
+    for (uint32_t c : seen) once = once && c == 0x10001;
     return once;
 }
 
@@ -230,6 +236,7 @@ static Request request(size_t count, size_t len, size_t stride, int turn, bool m
 }
 
 static std::set<std::string> g_checked_exchanges;
+static int g_direct = 0;
 
 // ---- the plans' structure -----------------------------------------------------------------
 // Replays a plan's operations to count its steps, and checks each exchange:
@@ -245,12 +252,18 @@ static void check_structure(const window::Shape& s) {
     }
     const int want_steps = s.merge ? s.seg_bits : s.seg_bits * (s.seg_bits + 1) / 2;
     int steps = 0;
-    bool windows_ok = true, slots_ok = true, banks_ok = true, flips_ok = true;
+    bool windows_ok = true, slots_ok = true, banks_ok = true, flips_ok = true, lanes_ok = true;
+    int direct = 0;
     for (const window::Pass& p : passes) {
         for (int q = 0; q < s.reg_bits; ++q) windows_ok = windows_ok && p.window[q] == q;
         for (int q = 1; q < p.bits; ++q) windows_ok = windows_ok && p.window[q] > p.window[q - 1];
         windows_ok = windows_ok && (s.seg_bits <= s.bits ? p.window[p.bits - 1] == p.bits - 1 : p.window[p.bits - 1] < s.seg_bits);
         windows_ok = windows_ok && p.block_bits == 32 - p.bits;
+        for (int k = 0; k < window::kLaneBits; ++k) {  // direct loads and stores: each warp 32 consecutive words
+            if (p.load_direct) lanes_ok = lanes_ok && p.direct_load[p.reg_bits + k] == k;
+            if (p.store_direct) lanes_ok = lanes_ok && p.direct_store[p.reg_bits + k] == k;
+        }
+        direct += p.load_direct + p.store_direct;
         for (int i = 0; i < p.op_count; ++i) {
             steps += p.ops[i].kind == window::kStep;
             const int e1 = window::dir_index(p.ops[i].a), e2 = window::dir_index(p.ops[i].b);
@@ -289,6 +302,8 @@ static void check_structure(const window::Shape& s) {
     expect(banks_ok, what + ": every exchange is free of bank conflicts");
     expect(flips_ok, what + ": no flip between two register bits that are not neighbours (the kernel's one pass)");
     expect((int)passes.size() == window::passes(s), what + ": passes() counts its passes");
+    expect(lanes_ok, what + ": direct loads and stores read 32 consecutive words a warp");
+    g_direct += direct;
 }
 
 // ---- limits -----------------------------------------------------------------------------
@@ -469,6 +484,8 @@ int main(int argc, char** argv) {
                     s.merge = merge;
                     check_structure(s);
                 }
+    std::printf("%d direct loads and stores in the plans checked\n", g_direct);
+    expect(g_direct > 0, "some plans load or store directly");
     test_shapes_and_trips();
     test_runs(quick);
     std::printf("%d checks passed, %d failed\n", g_passed, g_failed);
