@@ -35,6 +35,9 @@ const std::vector<Pass>* cached_plan(const Shape& s, const char** why);
 // seg_bits) arrays each); a longer one starts with such a pass (stages 1 ..
 // bits) and continues with windows chosen greedily: each as far along the
 // network as bits index bits (the lowest reg_bits always among them) reach.
+// Within a pass, layouts are chosen greedily too (the register bits of the
+// next steps); a first or last layout that keeps the lane bits (0..4) out of
+// its registers is loaded or stored directly (Pass::direct_*).
 const char* plan(const Shape& s, std::vector<Pass>* out);
 
 // Trips through global memory (passes) of a plan: the same windows, without

@@ -8,7 +8,8 @@
 //   words per thread, arrays of 2^1 .. 2^31, sorts and merges): it does the
 //   network's steps, no more, no fewer; every window holds the lowest index
 //   bits; every exchange puts each word in a slot of its own, and the 32
-//   lanes of every warp in 32 different banks, on both sides;
+//   lanes of every warp in 32 different banks, on both sides; direct loads
+//   and stores read 32 consecutive words a warp;
 // * the plans RUN: window_core.h's run_pass() -- the code the kernel runs --
 //   over real arrays, every thread of every block in turn: every n from 1
 //   to 2100 (key types, orders, keys and pairs, inputs taking turns), every
