@@ -1,7 +1,7 @@
 // Chapter 12 extra -- how fast is a bitonic sort, and where does it win?
 //
 //   bitonic_sort_bench [--sizes 10-26] [--batched] [--runs R] [--csv FILE] [--only LIST] [--seed S]
-//                      [--profile NAME]
+//                      [--profile NAME] [--window LIST]
 //
 // Two sections, each timed in ONE run on the same keys:
 //  single   one array of n uint32 keys, n = 2^10 .. 2^26 (--sizes): the three
@@ -23,7 +23,9 @@
 // and writes every measurement to CSV -- through a
 // temporary file, renamed over FILE only when the whole run succeeded (a
 // failed or skipped run leaves FILE as it was). --profile plans the bitonic
-// sorts as on a smaller GPU (tuning.h): emulated, and labelled so.
+// sorts as on a smaller GPU (tuning.h): emulated, and labelled so. --window
+// adds variants of the window design, pinned (sort_cases.h's window_pin),
+// to the single arrays: one process compares them.
 
 #include <algorithm>
 #include <chrono>
@@ -32,6 +34,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -87,11 +90,20 @@ struct CachedAllocator {
     void deallocate(char*, size_t) {}
 };
 
-// What every method's run shares: the bitonic Sorter (with its profile),
-// thrust's allocator, and CUB's temporary storage.
+// A variant of the window design (--window): a profile of the device's
+// limits (lowered by --profile) that pins it, and a Sorter of its own.
+struct Variant {
+    std::string name;  // "window:" + the spec
+    bitonic::Profile profile;
+    std::unique_ptr<bitonic::Sorter> sorter;
+};
+
+// What every method's run shares: the bitonic Sorter (with its profile), one
+// per window variant, thrust's allocator, and CUB's temporary storage.
 struct Context {
     const char* program;
     bitonic::Sorter sorter;
+    std::vector<Variant> variants;
     CachedAllocator thrust_alloc;
     DeviceBuffer<char> temp;
     explicit Context(const char* name, const bitonic::Profile* profile) : program(name), sorter(profile) {}
@@ -143,7 +155,12 @@ struct Method {
     int design;         // a bitonic design (bitonic::Design), or -1
     CubCall cub;        // a CUB call (its temporary storage is sized first), or null
     void (*run)(Context&, const Method&, const Job&, cudaStream_t);  // null: on the host (std_sort)
+    int variant = -1;   // a window variant (Context::variants), or -1
 };
+
+static bitonic::Sorter& sorter_of(Context& c, const Method& m) {
+    return m.variant >= 0 ? *c.variants[(size_t)m.variant].sorter : c.sorter;
+}
 
 static bitonic::Request request_of(const Method& m, const Job& j) {
     bitonic::Request r;
@@ -154,7 +171,7 @@ static bitonic::Request request_of(const Method& m, const Job& j) {
     return r;
 }
 static void run_bitonic(Context& c, const Method& m, const Job& j, cudaStream_t s) {
-    or_exit(c.sorter.sort(request_of(m, j), j.keys, j.pairs ? j.values : nullptr, s), c.program);
+    or_exit(sorter_of(c, m).sort(request_of(m, j), j.keys, j.pairs ? j.values : nullptr, s), c.program);
 }
 static void run_cub(Context& c, const Method& m, const Job& j, cudaStream_t s) {
     size_t bytes = c.temp.size();
@@ -224,7 +241,7 @@ static Timing time_gpu(Context& c, const Method& m, const Job& j, cudaStream_t s
         CUDA_CHECK(m.cub(nullptr, need, j, stream));
         if (need > c.temp.size()) c.temp = DeviceBuffer<char>(need);
     }
-    if (m.design >= 0) or_exit(c.sorter.reserve(request_of(m, j)), c.program);
+    if (m.design >= 0) or_exit(sorter_of(c, m).reserve(request_of(m, j)), c.program);
     cudaEvent_t start, stop;
     CUDA_CHECK(cudaEventCreate(&start));
     CUDA_CHECK(cudaEventCreate(&stop));
@@ -349,7 +366,7 @@ static Roofline roofline(Context& c, const Method& m, const Job& j, double gbps)
     roof.copy_gbps = gbps;
     if (m.design < 0) return roof;
     bitonic::Traffic t;
-    or_exit(bitonic::traffic(request_of(m, j), &t, c.sorter.profile()), c.program);
+    or_exit(bitonic::traffic(request_of(m, j), &t, sorter_of(c, m).profile()), c.program);
     roof.trips = t.trips;
     roof.bytes = t.bytes;
     roof.floor_ms = t.bytes / (gbps * 1e9) * 1e3;
@@ -498,7 +515,7 @@ static bool batched_section(const std::vector<Method>& table, const Options& o, 
 }
 
 int main(int argc, char** argv) {
-    const std::vector<Method> table = methods();
+    std::vector<Method> table = methods();
     std::string names;
     for (const Method& m : table) names += (names.empty() ? "" : ", ") + std::string(m.name);
     const std::vector<const char*> profile_names = cases::profile_names();
@@ -513,13 +530,34 @@ int main(int argc, char** argv) {
         "                 when the whole run succeeds\n"
         "  --only LIST    a comma list of methods to time (default: all): " + names + "\n"
         "  --seed S       seed of the random keys (default 1)\n"
-        "  --profile NAME plan the bitonic sorts as on this GPU, emulated on the one here: " + profiles + "\n";
+        "  --profile NAME plan the bitonic sorts as on this GPU, emulated on the one here: " + profiles + "\n"
+        "  --window LIST  also time these variants of the window design, each taking every array\n"
+        "                 it can (methods window:SPEC): auto (the tuning's window), 13, 14, 15\n"
+        "                 (windows of 2^N keys), N+tile (after the fast design's tile kernel)\n";
     ch12::CommandLine cl(argc, argv,
-                         "[--sizes LIST] [--batched] [--runs R] [--csv FILE] [--only LIST] [--seed S] [--profile NAME]",
+                         "[--sizes LIST] [--batched] [--runs R] [--csv FILE] [--only LIST] [--seed S] [--profile NAME] "
+                         "[--window LIST]",
                          details);
     cl.option("--sizes").flag("--batched").option("--batch-totals").option("--batch-lens").option("--runs")
-      .option("--csv").option("--only").option("--seed").option("--profile");
+      .option("--csv").option("--only").option("--seed").option("--profile").option("--window");
     cl.parse();
+    // --window: one more method per variant (selected whatever --only says).
+    std::vector<std::pair<std::string, bitonic::WindowPin>> variants;
+    if (const char* list = cl.value("--window")) {
+        std::string text = list;
+        for (size_t pos = 0;;) {
+            const size_t comma = text.find(',', pos);
+            const std::string spec = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+            bitonic::WindowPin pin;
+            if (!cases::window_pin(spec, &pin))
+                cl.fail("--window wants a comma list of auto, 13, 14, 15, 13+tile, 14+tile, 15+tile, not '" + spec + "'");
+            for (const auto& v : variants)
+                if (v.first == "window:" + spec) cl.fail("--window: '" + spec + "' given twice");
+            variants.push_back({"window:" + spec, pin});
+            if (comma == std::string::npos) break;
+            pos = comma + 1;
+        }
+    }
 
     Options o;
     auto sizes_of = [&](const char* option, const char* fallback, std::vector<uint64_t>* out) {
@@ -551,6 +589,15 @@ int main(int argc, char** argv) {
             if (comma == std::string::npos) break;
             pos = comma + 1;
         }
+    }
+    for (size_t v = 0; v < variants.size(); v++) {
+        Method m = table[index_of(table, "window")];
+        m.name = variants[v].first.c_str();  // variants is not changed after this
+        m.what = "the window design, pinned (--window)";
+        m.variant = (int)v;
+        m.batched = false;  // single arrays only: where the crossover is
+        table.push_back(m);
+        o.selected.push_back(true);
     }
     const bitonic::Profile* profile = nullptr;
     if (cl.has("--profile")) profile = &bitonic::kProfiles[cl.choice("--profile", profile_names.data(), 0)];
@@ -597,6 +644,17 @@ int main(int argc, char** argv) {
     bool all_ok = true;
     {
         Context c(cl.name(), profile);
+        // Each variant: the device's limits (lowered by --profile) and its pin, a Sorter of its own.
+        bitonic::Limits limits;
+        or_exit(bitonic::device_limits(&limits, profile), cl.name());
+        c.variants.resize(variants.size());
+        for (size_t v = 0; v < variants.size(); v++) {
+            Variant& x = c.variants[v];
+            x.name = variants[v].first;
+            x.profile = bitonic::Profile{profile ? profile->name : "device", profile ? profile->gpu : prop.name, limits,
+                                         variants[v].second};
+            x.sorter.reset(new bitonic::Sorter(&x.profile));
+        }
         all_ok = single_section(table, o, c, stream, csv) && all_ok;
         all_ok = batched_section(table, o, c, stream, csv) && all_ok;
         printf("scratch memory of the bitonic sorts: %zu bytes at most\n", c.sorter.scratch_allocated());

@@ -130,7 +130,8 @@ struct Context {
 Status prepare(const Request& r, const Profile* profile, Context* c) {
     Limits device;
     BITONIC_TRY(current_device(&c->device, &device));
-    const Problem p = tune(lowered(device, profile), &c->tuning);
+    Problem p = tune(lowered(device, profile), &c->tuning);
+    if (p.ok() && profile) p = pin_window(profile->window, &c->tuning);
     if (!p.ok()) return from(p);
     c->plan = make_plan(r, kRows[(int)r.design].fused_words(c->tuning));
     return {};

@@ -18,8 +18,11 @@
 // window_core.h's run_pass() -- the same function the CPU test runs over
 // real arrays -- and stores them back the same way.
 // Arrays of up to 2^11 words (and, with clusters, arrays of up to 2^16 in
-// small requests) go to the fast design's one-kernel tiles instead
-// (window::route(), which the trip count asks too).
+// small requests) go to the fast design's one-kernel tiles instead, arrays
+// shorter than the tuning's window_from (2^24 keys: where the H200 measured
+// the windows faster) to the fast design whole, and on a GPU with clusters
+// the fast design's tile kernel sorts each 2^16-word tile before the first
+// window pass (window::route(), which the trip count asks too).
 #pragma once
 
 #include <atomic>
@@ -149,18 +152,40 @@ inline Status launch_any(const Planes& io, const Pass& p, uint32_t blocks, const
     return Status{Errc::unsupported, cudaSuccess, "window: no kernel for this window shape"};
 }
 
-// Every pass of the plan, in order. The caller's key map (codec) applies on
-// the first pass's loads and the last pass's stores; in between, the words
-// stay order bits (in the caller's arrays when they are dense).
+// The fast design's tile kernel over tiles of 2^Tuning::fast_tile_bits
+// words: stages 1 .. fast_tile_bits of every array (longer than a tile), the
+// words left as the network leaves them (directions alternating by the
+// tile's bit, nothing complemented) -- where a window plan with presorted > 0
+// starts.
+template <typename W>
+inline Status presort_tiles(const Planes& p, const Launch& l) {
+    const uint32_t blocks = (uint32_t)(p.total >> fast::kBlockBits);
+    if (l.tuning.fast_tile_bits == fast::kBlockBits + 4)
+        return fast::launch_tiles<fast::kBlockBits + 4, true, W>(p, blocks, 0, p.seg_bits, 0, l);
+    return fast::launch_tiles<fast::kBlockBits, true, W>(p, blocks, 0, p.seg_bits, 0, l);
+}
+
+// Every pass of the plan, in order (after the presort, when the shape has
+// one). The caller's key map (codec) applies on the first trip's loads and
+// the last one's stores; in between, the words stay order bits (in the
+// caller's arrays when they are dense).
 template <typename W>
 inline Status run_plan(const Planes& p, const Shape& shape, const Launch& l) {
     const char* why = nullptr;
     const std::vector<Pass>* passes = cached_plan(shape, &why);
     if (!passes) return Status{Errc::unsupported, cudaSuccess, why};
+    if (shape.presorted > 0 && shape.presorted != l.tuning.fast_tile_bits)
+        return Status{Errc::unsupported, cudaSuccess, "window: a presort other than the fast design's tile"};
     const uint32_t blocks = (uint32_t)((p.total + (uint64_t(1) << shape.bits) - 1) >> shape.bits);
+    const bool presort = shape.presorted > 0;
+    if (presort) {
+        Planes io = p;
+        if (!passes->empty()) io.out = kIdentity;
+        BITONIC_TRY(presort_tiles<W>(io, l));
+    }
     for (size_t i = 0; i < passes->size(); ++i) {
         Planes io = p;
-        if (i != 0) io.in = kIdentity;
+        if (i != 0 || presort) io.in = kIdentity;
         if (i + 1 != passes->size()) io.out = kIdentity;
         BITONIC_TRY(launch_any<W>(io, (*passes)[i], blocks, l));
     }
@@ -170,7 +195,13 @@ inline Status run_plan(const Planes& p, const Shape& shape, const Launch& l) {
 template <typename W>
 inline Status carry_out(const Planes& p, const Launch& l, bool fused, bool merge) {
     const Route r = route(l.tuning, (int)sizeof(W), p.seg_bits, p.total, fused, p.dense, merge);
-    if (r.kernel == Kernel::fast_tile) return fast::sort_in_tiles<W>(p, l);
+    switch (r.kernel) {
+        case Kernel::fast:
+            if (merge) return fast::Ops::merge_dense<W>(p, l);
+            return fused ? fast::Ops::sort_fused<W>(p, l) : fast::Ops::sort_dense<W>(p, l);
+        case Kernel::fast_tile: return fast::sort_in_tiles<W>(p, l);
+        case Kernel::window: break;
+    }
     return run_plan<W>(p, r.shape, l);
 }
 

@@ -37,12 +37,12 @@ int main(int argc, char** argv) {
     const std::string profiles = cases::profile_list();
     ch12::CommandLine cl(argc, argv,
         "(--n N | --count C --len L [--stride S]) [--design NAME] [--keys TYPE] [--pairs]\n"
-        "       [--order ascending|descending] [--input KIND] [--seed S] [--merge] [--profile NAME]",
+        "       [--order ascending|descending] [--input KIND] [--seed S] [--merge] [--profile NAME] [--window SPEC]",
         "  --n N          one array of N keys, 0 .. 2^31 (decimal, or 2^K)\n"
         "  --count C      a batch of C arrays ...\n"
         "  --len L        ... of L keys each (count * L rounded up to a power of two <= 2^31)\n"
         "  --stride S     keys from one array's start to the next's (default L; more leaves gaps)\n"
-        "  --design NAME  chapter, workgroup or fast (default fast)\n"
+        "  --design NAME  chapter, workgroup, fast or window (default fast)\n"
         "  --keys TYPE    uint32, int32 or float (default uint32)\n"
         "  --pairs        sort (key, value) pairs: a uint32 value travels with each key\n"
         "  --order O      ascending (default) or descending\n"
@@ -50,9 +50,12 @@ int main(int argc, char** argv) {
         "  --seed S       seed of the random keys, 0 .. 4294967295 (default 1)\n"
         "  --merge        make every array bitonic (an ascending run, then a descending one,\n"
         "                 rotated), and run only the last merge stage (Request::bitonic_input)\n"
-        "  --profile NAME plan as on this GPU, emulated on the one here: " + profiles + "\n");
+        "  --profile NAME plan as on this GPU, emulated on the one here: " + profiles + "\n"
+        "  --window SPEC  the window design pinned to a variant that takes every array it can:\n"
+        "                 auto, 13, 14, 15 (windows of 2^N keys), N+tile (after the fast design's tiles)\n");
     cl.option("--n").option("--count").option("--len").option("--stride").option("--design").option("--keys")
-      .flag("--pairs").option("--order").option("--input").option("--seed").flag("--merge").option("--profile");
+      .flag("--pairs").option("--order").option("--input").option("--seed").flag("--merge").option("--profile")
+      .option("--window");
     cl.parse();
 
     bitonic::Request r;
@@ -77,6 +80,9 @@ int main(int argc, char** argv) {
     const uint32_t seed = (uint32_t)cl.number("--seed", 0, 0xFFFFFFFFu, 1);
     const bitonic::Profile* profile = nullptr;
     if (cl.has("--profile")) profile = &bitonic::kProfiles[cl.choice("--profile", profile_names.data(), 0)];
+    bitonic::WindowPin pin;
+    if (cl.has("--window") && !cases::window_pin(cl.value("--window"), &pin))
+        cl.fail(std::string("--window wants auto, 13, 14, 15, 13+tile, 14+tile or 15+tile, not '") + cl.value("--window") + "'");
     const bitonic::Status checked = bitonic::check(r);
     if (!checked.ok())
         cl.fail(std::string(cl.has("--n") ? "--n " : "--count, --len and --stride: ") + std::to_string(r.len) + " keys" +
@@ -87,6 +93,10 @@ int main(int argc, char** argv) {
     const char* me = cl.name();
     bitonic::Limits limits;
     or_exit(bitonic::device_limits(&limits, profile), me);
+    // --window: a profile of these limits (nothing lowered further) that pins the window design.
+    bitonic::Profile pinned{profile ? profile->name : "device", profile ? profile->gpu : "this GPU", limits, pin};
+    const bool emulated = profile != nullptr;
+    if (cl.has("--window")) profile = &pinned;
     size_t scratch = 0;
     or_exit(bitonic::scratch_bytes(r, &scratch, profile), me);
     const size_t stride = r.stride ? r.stride : r.len;
@@ -137,7 +147,8 @@ int main(int argc, char** argv) {
     printf("device:   %s\n", prop.name);
     printf("limits:   sm_%d, %d SMs, %zu KiB of shared memory per block, %s", limits.cc, limits.sms,
            limits.smem_per_block / 1024, limits.max_cluster >= 16 ? "clusters of 16" : "no clusters of 16");
-    if (profile) printf(" (profile %s: %s, emulated)", profile->name, profile->gpu);
+    if (emulated) printf(" (profile %s: %s, emulated)", profile->name, profile->gpu);
+    if (cl.has("--window")) printf("; window design pinned to %s", cl.value("--window"));
     printf("\n");
     printf("%s %s design, %zu %s of %zu %s key%s%s, %s (%s input%s, seed %u)\n", r.bitonic_input ? "merge:   " : "sort:    ",
            bitonic::design_name(r.design), r.count, r.count == 1 ? "array" : "arrays", r.len,

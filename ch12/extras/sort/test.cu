@@ -1,6 +1,6 @@
 // Chapter 12 extra -- the correctness suite of the sort library.
 //
-//   bitonic_sort_test [--design NAME] [--quick | --long] [--profile NAME]
+//   bitonic_sort_test [--design NAME] [--quick | --long] [--profile NAME] [--window SPEC]
 //
 // Three sets of cases per design, every one checked on the CPU (sorted in the
 // asked order, the same keys or (key, value) pairs as the input, and every
@@ -29,6 +29,8 @@
 // launch is left out, as the sanitizer counts CUDA's refusal as an error);
 // --long: single arrays of 2^22 + 3 and 2^24 + 1 keys and 1000 arrays of
 // 65536 and 65537 keys instead. --profile: plan every sort as on that GPU.
+// --window: the window design pinned to one variant (sort_cases.h's
+// window_pin), its window passes taking every array they can.
 // Ends with "N passed, N failed".
 
 #include <algorithm>
@@ -315,13 +317,16 @@ static void error_paths(const bitonic::Profile* profile, bool quick, int* passed
 int main(int argc, char** argv) {
     const std::vector<const char*> profile_names = cases::profile_names();
     const std::string profiles = cases::profile_list();
-    ch12::CommandLine cl(argc, argv, "[--design NAME] [--quick | --long] [--profile NAME]",
-                         "  --design NAME  only this design (chapter, workgroup or fast; default: all three)\n"
+    ch12::CommandLine cl(argc, argv, "[--design NAME] [--quick | --long] [--profile NAME] [--window SPEC]",
+                         "  --design NAME  only this design (chapter, workgroup, fast or window; default: all four)\n"
                          "  --quick        a few small cases per design (for compute-sanitizer)\n"
                          "  --long         instead: single arrays of 2^22 + 3 and 2^24 + 1 keys, and batches of\n"
                          "                 1000 arrays of 65536 and 65537 keys\n"
-                         "  --profile NAME plan every sort as on this GPU, emulated on the one here: " + profiles + "\n");
-    cl.option("--design").flag("--quick").flag("--long").option("--profile");
+                         "  --profile NAME plan every sort as on this GPU, emulated on the one here: " + profiles + "\n"
+                         "  --window SPEC  the window design pinned to a variant that takes every array it can:\n"
+                         "                 auto (the tuning's window), 13, 14, 15 (windows of 2^N keys), or\n"
+                         "                 N+tile (after the fast design's tile kernel)\n");
+    cl.option("--design").flag("--quick").flag("--long").option("--profile").option("--window");
     cl.parse();
     g_name = cl.name();
     if (cl.has("--quick") && cl.has("--long")) cl.fail("--quick and --long do not go together");
@@ -333,11 +338,17 @@ int main(int argc, char** argv) {
     }
     const bitonic::Profile* profile = nullptr;
     if (cl.has("--profile")) profile = &bitonic::kProfiles[cl.choice("--profile", profile_names.data(), 0)];
+    bitonic::WindowPin pin;
+    if (cl.has("--window") && !cases::window_pin(cl.value("--window"), &pin))
+        cl.fail(std::string("--window wants auto, 13, 14, 15, 13+tile, 14+tile or 15+tile, not '") + cl.value("--window") + "'");
     const bool quick = cl.has("--quick"), longer = cl.has("--long");
     ch12::require_cuda_device(cl.name());
 
     bitonic::Limits limits;
     or_exit(bitonic::device_limits(&limits, profile), g_name);
+    // --window: a profile of these limits (nothing lowered further) that pins the window design.
+    bitonic::Profile pinned{profile ? profile->name : "device", profile ? profile->gpu : "this GPU", limits, pin};
+    if (cl.has("--window")) profile = &pinned;
     cudaDeviceProp prop;
     int device = 0;
     CUDA_CHECK(cudaGetDevice(&device));
@@ -346,6 +357,7 @@ int main(int argc, char** argv) {
            limits.cc, limits.sms, limits.smem_per_block / 1024,
            limits.max_cluster >= 16 ? "clusters of 16" : "no clusters of 16", profile ? " -- profile " : "",
            profile ? profile->name : "");
+    if (cl.has("--window")) printf("window:   pinned to %s, windows for every array they can take\n", cl.value("--window"));
     fflush(stdout);
 
     int passed = 0, failed = 0;

@@ -30,8 +30,10 @@ int design_trips(Design d, const Tuning& t, const Plan& p) {
             for (int st = t.fast_tile_bits + 1; st <= S; ++st) trips += fast_global_launches(st - t.fast_tile_bits) + 1;
             return trips;
         }
-        case Design::window:
-            return window::route(t, p.pairs ? 8 : 4, S, p.total, p.fused, p.dense, p.merge).passes;
+        case Design::window: {  // the fast design's trips where it routes there
+            const window::Route r = window::route(t, p.pairs ? 8 : 4, S, p.total, p.fused, p.dense, p.merge);
+            return r.kernel == window::Kernel::fast ? design_trips(Design::fast, t, p) : r.passes;
+        }
     }
     return 0;
 }

@@ -4,8 +4,10 @@
 #include "window_plan.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <tuple>
 
 namespace bitonic {
 namespace window {
@@ -18,7 +20,7 @@ struct Step {
 
 std::vector<Step> network(const Shape& s) {
     std::vector<Step> steps;
-    for (int k = s.merge ? s.seg_bits : 1; k <= s.seg_bits; ++k)
+    for (int k = s.merge ? s.seg_bits : s.presorted + 1; k <= s.seg_bits; ++k)
         for (int j = k - 1; j >= 0; --j) steps.push_back({k, j});
     return steps;
 }
@@ -144,7 +146,8 @@ Exchange make_exchange(const Layout& a, const Layout& b, int bits, int reg_bits)
 const char* plan(const Shape& s, std::vector<Pass>* out) {
     out->clear();
     if (s.bits < kMinBits || s.bits > kMaxBits || s.reg_bits < kMinRegBits || s.reg_bits > kMaxRegBits ||
-        s.bits - s.reg_bits < kLaneBits || s.seg_bits < 1 || s.seg_bits > 31)
+        s.bits - s.reg_bits < kLaneBits || s.seg_bits < 1 || s.seg_bits > 31 || s.presorted < 0 ||
+        (s.presorted >= s.seg_bits && !s.merge))
         return "window plan: a shape outside the planner's limits";
     const std::vector<Step> steps = network(s);
     const int E = s.reg_bits, T = s.bits;
@@ -250,28 +253,25 @@ const char* plan(const Shape& s, std::vector<Pass>* out) {
 }
 
 const std::vector<Pass>* cached_plan(const Shape& s, const char** why) {
-    constexpr int kSlots = 32 * 2 * (kMaxBits - kMinBits + 1) * (kMaxRegBits - kMinRegBits + 1);
     static std::mutex mutex;
-    static std::unique_ptr<std::vector<Pass>> plans[kSlots];
+    static std::map<std::tuple<int, int, int, int, int>, std::unique_ptr<std::vector<Pass>>> plans;
     *why = nullptr;
-    if (s.bits < kMinBits || s.bits > kMaxBits || s.reg_bits < kMinRegBits || s.reg_bits > kMaxRegBits ||
-        s.seg_bits < 1 || s.seg_bits > 31) {
-        *why = "window plan: a shape outside the planner's limits";
-        return nullptr;
-    }
-    const int slot = ((s.seg_bits * 2 + (s.merge ? 1 : 0)) * (kMaxBits - kMinBits + 1) + (s.bits - kMinBits)) *
-                         (kMaxRegBits - kMinRegBits + 1) + (s.reg_bits - kMinRegBits);
+    const std::tuple<int, int, int, int, int> key{s.seg_bits, s.merge ? 1 : 0, s.bits, s.reg_bits, s.merge ? 0 : s.presorted};
     std::lock_guard<std::mutex> lock(mutex);
-    if (!plans[slot]) {
+    std::unique_ptr<std::vector<Pass>>& slot = plans[key];
+    if (!slot) {
         std::unique_ptr<std::vector<Pass>> p(new std::vector<Pass>());
-        if ((*why = plan(s, p.get())) != nullptr) return nullptr;
-        plans[slot] = std::move(p);
+        if ((*why = plan(s, p.get())) != nullptr) {
+            plans.erase(key);
+            return nullptr;
+        }
+        slot = std::move(p);
     }
-    return plans[slot].get();
+    return slot.get();
 }
 
 int passes(const Shape& s) {
-    if (s.bits - s.reg_bits < kLaneBits || s.seg_bits < 1) return 0;
+    if (s.bits - s.reg_bits < kLaneBits || s.seg_bits < 1 || (s.presorted >= s.seg_bits && !s.merge)) return 0;
     return (int)windows(s, network(s)).size();
 }
 
@@ -293,6 +293,14 @@ Shape shape_for(const Tuning& t, int word_bytes, int seg_bits, uint64_t total, b
 Route route(const Tuning& t, int word_bytes, int seg_bits, uint64_t total, bool fused, bool dense, bool merge) {
     Route r;
     r.shape = shape_for(t, word_bytes, seg_bits, total, merge);
+    // Shorter arrays than the tuning gives the windows: the fast design --
+    // where it can take the plan (a fused array no longer than its tile).
+    const int from = merge ? t.window_merge_from : t.window_from[word_bytes == 8 ? 1 : 0];
+    if (seg_bits < from && (!fused || seg_bits <= t.fast_tile_bits)) {
+        r.kernel = Kernel::fast;
+        r.passes = 0;
+        return r;
+    }
     if (fused && !merge) {
         const bool small_cluster = t.fast_cluster > 1 && seg_bits <= t.fast_tile_bits &&
                                    total <= (uint64_t(1) << kWindowSmallTotalBits);
@@ -303,14 +311,25 @@ Route route(const Tuning& t, int word_bytes, int seg_bits, uint64_t total, bool 
             return r;
         }
     }
+    // The fast design's tile kernel first, where its tile is larger than a
+    // window and shorter than an array: it sorts each tile in one trip that
+    // the window passes would take several for.
+    if (t.window_presort && !merge && seg_bits > r.shape.bits && seg_bits > t.fast_tile_bits)
+        r.shape.presorted = t.fast_tile_bits;
     r.kernel = Kernel::window;
-    r.passes = passes(r.shape);
+    r.passes = passes(r.shape) + (r.shape.presorted > 0 ? 1 : 0);
     return r;
 }
 
 uint64_t fused_words(const Tuning& t) {
+    const uint64_t tile = uint64_t(1) << t.fast_tile_bits;
     const int smaller = std::min(t.window_bits[0], t.window_bits[1]);
-    return std::max(uint64_t(1) << t.fast_tile_bits, uint64_t(1) << smaller);
+    const uint64_t windows = std::max(tile, uint64_t(1) << smaller);
+    // Where every array up to `windows` words goes to the fast design anyway,
+    // the fast design's tile is the limit (its fused kernel takes them).
+    const int from = std::min(t.window_from[0], t.window_from[1]);  // fused: sorts only
+    if ((uint64_t(1) << from) > windows) return tile;
+    return windows;
 }
 
 uint32_t exchange_slot(const Pass& p, int exchange, bool from, uint32_t thread, int r) {

@@ -147,6 +147,18 @@ static std::string sort_on_cpu(const Request& r, const window::Shape& shape, con
         for (uint64_t o = 0; o < P; ++o)
             words[s * P + o] = o < r.len ? word_at(s * stride + o)
                                          : (plan.pad_copies ? word_at(s * stride + r.len - 1) : W(~W(0)));
+    // A presorted shape: what the fast design's tile kernel leaves -- each
+    // tile of 2^presorted words sorted, ascending where its index bit
+    // `presorted` is clear and descending where it is set (the arrays' own
+    // direction), nothing complemented.
+    if (shape.presorted > 0 && !shape.merge) {
+        const uint64_t tile = uint64_t(1) << shape.presorted;
+        cases::parallel_for((size_t)(plan.total / tile), [&](size_t b) {
+            auto first = words.begin() + (ptrdiff_t)(b * tile), last = first + (ptrdiff_t)tile;
+            if (((b * tile) >> shape.presorted) & 1) std::sort(first, last, [](W x, W y) { return x > y; });
+            else std::sort(first, last);
+        });
+    }
     std::vector<window::Pass> passes;
     if (const char* why = window::plan(shape, &passes)) return why;
     for (const window::Pass& p : passes)
@@ -180,7 +192,7 @@ static std::string describe(const Request& r, const window::Shape& s, cases::Inp
                   r.bitonic_input ? "merge of " : "", r.count, r.len, r.stride ? r.stride : r.len,
                   key_type_name(r.key_type), r.with_values ? " pairs" : "", order_name(r.order), cases::input_name(input),
                   s.bits, s.reg_bits);
-    return buf;
+    return s.presorted > 0 && !s.merge ? std::string(buf) + ", presorted in tiles of 2^" + std::to_string(s.presorted) : buf;
 }
 
 static int g_sorts = 0;
@@ -192,6 +204,7 @@ static void sort_case(const Request& r, cases::Input input, uint32_t seed, const
     window::Shape shape = shape_in;
     shape.seg_bits = make_plan(r, 0).seg_bits;
     shape.merge = r.bitonic_input;
+    if (shape.presorted >= shape.seg_bits || shape.seg_bits <= shape.bits) shape.presorted = 0;  // as route() does
     if (make_plan(r, 0).nothing) return;  // fewer than two keys an array: the library does nothing
     if (!refused.empty()) {
         expect(false, describe(r, shape, input) + ": " + refused);
@@ -245,13 +258,14 @@ static int g_direct = 0;
 static void check_structure(const window::Shape& s) {
     std::vector<window::Pass> passes;
     const char* why = window::plan(s, &passes);
-    const std::string what = "plan of 2^" + std::to_string(s.seg_bits) + (s.merge ? " (merge)" : "") + " in windows of 2^" +
+    const std::string what = "plan of 2^" + std::to_string(s.seg_bits) + (s.merge ? " (merge)" : "") +
+                             (s.presorted ? " presorted in 2^" + std::to_string(s.presorted) : std::string()) + " in windows of 2^" +
                              std::to_string(s.bits) + ", 2^" + std::to_string(s.reg_bits) + " words a thread";
     if (why) {
         expect(false, what + ": " + why);
         return;
     }
-    const int want_steps = s.merge ? s.seg_bits : s.seg_bits * (s.seg_bits + 1) / 2;
+    const int want_steps = s.merge ? s.seg_bits : s.seg_bits * (s.seg_bits + 1) / 2 - s.presorted * (s.presorted + 1) / 2;
     int steps = 0;
     bool windows_ok = true, slots_ok = true, banks_ok = true, flips_ok = true, lanes_ok = true;
     int direct = 0;
@@ -320,30 +334,108 @@ static void test_shapes_and_trips() {
     for (const auto& g : gpus) {
         Tuning t;
         expect(tune(g.second, &t).ok(), g.first + ": tune()");
+        const Limits& l = g.second;
         for (int w = 0; w < 2; ++w) {
             const size_t word = w ? 8 : 4;
             const int T = t.window_bits[w];
-            expect(T >= window::kMinBits && T <= window::kMaxBits && (word << T) <= g.second.smem_per_block &&
-                       (T == window::kMaxBits - w || (word << (T + 1)) > g.second.smem_per_block),
-                   g.first + ": the largest window that fits, " + std::to_string(word) + "-byte words: 2^" + std::to_string(T));
+            auto fits = [&](int bits) {  // one block's shared memory, and two blocks an SM's
+                return (word << bits) <= l.smem_per_block && 2 * ((word << bits) + l.smem_reserved) <= l.smem_per_sm;
+            };
+            expect(T >= window::kMinBits && T <= window::kMaxBits - w && (word << T) <= l.smem_per_block &&
+                       (T == window::kMinBits || fits(T)) && (T == window::kMaxBits - w || !fits(T + 1)),
+                   g.first + ": the largest window two blocks of which an SM holds, " + std::to_string(word) +
+                       "-byte words: 2^" + std::to_string(T));
+            expect(t.window_from[w] == kWindowFromBits[w] && t.window_merge_from == kWindowMergeFromBits,
+                   g.first + ": the windows take arrays of 2^24 keys and more, no pairs, no merges");
             for (int S = 1; S <= 31; ++S)
                 for (uint64_t total : {uint64_t(1) << S, uint64_t(1) << 24, uint64_t(1) << 31}) {
                     if (total < (uint64_t(1) << S)) continue;
                     const window::Shape s = window::shape_for(t, (int)word, S, total, false);
-                    const bool fits = s.bits <= T && s.bits >= window::kMinBits && (s.bits - s.reg_bits) >= 5 &&
-                                      (word << s.bits) <= g.second.smem_per_block &&
-                                      (1 << (s.bits - s.reg_bits)) <= 1024 && (S > T || s.bits >= S);
-                    if (!fits) expect(false, g.first + ": shape_for 2^" + std::to_string(S) + " arrays");
+                    const bool ok = s.bits <= T && s.bits >= window::kMinBits && (s.bits - s.reg_bits) >= 5 &&
+                                    (word << s.bits) <= l.smem_per_block && (1 << (s.bits - s.reg_bits)) <= 1024 &&
+                                    (S > T || s.bits >= S);
+                    if (!ok) expect(false, g.first + ": shape_for 2^" + std::to_string(S) + " arrays");
                 }
         }
-        // The fused limit: a request fused for the window design is one its route can take.
-        const uint64_t fw = window::fused_words(t);
-        for (int w = 0; w < 2; ++w)
-            for (int S = 1; (uint64_t(1) << S) <= fw; ++S) {
-                const window::Route rt = window::route(t, w ? 8 : 4, S, uint64_t(1) << 20, true, false, false);
-                expect(rt.kernel == window::Kernel::fast_tile ? S <= t.fast_tile_bits : S <= rt.shape.bits,
-                       g.first + ": a fused request of 2^" + std::to_string(S) + " that is not dense has a one-kernel route");
-            }
+        expect(t.window_presort == (t.fast_cluster > 1), g.first + ": the fast design's tiles first where they are clusters");
+        // The tuning as tune() makes it, and pinned as the benchmark's and the
+        // test suite's --window options pin it: every route can be carried out.
+        WindowPin forced;
+        forced.from_bits = 1;
+        WindowPin round1 = forced;  // the first GPU run's design: the largest window, no presort
+        round1.bits = (4 << 15) <= l.smem_per_block ? 15 : 14;
+        round1.presort = 0;
+        WindowPin tiles = forced;
+        tiles.bits = 14;
+        tiles.presort = 1;
+        const std::pair<const char*, const WindowPin*> pins[] = {{"policy", nullptr}, {"forced", &forced},
+                                                                 {"round 1", &round1}, {"14+tile", &tiles}};
+        for (const auto& pin : pins) {
+            Tuning tp = t;
+            if (pin.second) expect(pin_window(*pin.second, &tp).ok(), g.first + ": pin " + pin.first);
+            const std::string what = g.first + " (" + pin.first + ")";
+            const uint64_t fw = window::fused_words(tp);
+            for (int w = 0; w < 2; ++w)
+                for (int S = 1; S <= 31; ++S)
+                    for (int kind = 0; kind < 4; ++kind) {  // fused not dense, fused dense, dense planes, merge
+                        const bool fused = kind < 2, dense = kind != 0, merge = kind == 3;
+                        if (fused && (uint64_t(1) << S) > fw) continue;
+                        if (kind == 2 && (uint64_t(1) << S) <= fw) continue;
+                        const uint64_t total = std::max(uint64_t(1) << S, uint64_t(1) << 20);
+                        const window::Route rt = window::route(tp, w ? 8 : 4, S, total, fused, dense, merge);
+                        bool ok = true;
+                        if (rt.kernel == window::Kernel::fast) ok = !fused || S <= tp.fast_tile_bits;
+                        else if (rt.kernel == window::Kernel::fast_tile) ok = fused && S <= tp.fast_tile_bits;
+                        else {
+                            ok = (!fused || dense || S <= rt.shape.bits) &&
+                                 (rt.shape.presorted == 0 || (rt.shape.presorted == tp.fast_tile_bits && !merge &&
+                                                              S > rt.shape.presorted && S > rt.shape.bits)) &&
+                                 rt.passes == window::passes(rt.shape) + (rt.shape.presorted ? 1 : 0);
+                            std::vector<window::Pass> plan;
+                            ok = ok && window::plan(rt.shape, &plan) == nullptr;
+                        }
+                        if (!ok)
+                            expect(false, what + ": the route of 2^" + std::to_string(S) + (w ? " pairs" : " keys") +
+                                              " (kind " + std::to_string(kind) + ") can be carried out");
+                    }
+        }
+    }
+    // Pins the limits do not allow are refused.
+    {
+        Tuning t;
+        tune(lowered(h200(), profile_by_name("t4")), &t);
+        WindowPin too_big;
+        too_big.bits = 15;  // 128 KiB: a T4's block has 64
+        expect(!pin_window(too_big, &t).ok(), "a window of 2^15 keys pinned on a T4 is refused");
+        WindowPin odd;
+        odd.bits = 16;
+        expect(!pin_window(odd, &t).ok(), "a window of 2^16 keys is refused");
+        odd.bits = 0;
+        odd.from_bits = 33;
+        expect(!pin_window(odd, &t).ok(), "from_bits 33 is refused");
+    }
+    // Where the routes go on the H200 (tune()'s policy): the fast design up
+    // to 2^23 keys, the windows (2^14, after the cluster tiles) from 2^24.
+    {
+        Tuning t;
+        tune(h200(), &t);
+        expect(t.window_bits[0] == 14 && t.window_bits[1] == 13 && t.window_presort, "H200: windows of 2^14 keys, 2^13 pairs, after the fast design's tiles");
+        window::Route rt = window::route(t, 4, 20, uint64_t(1) << 20, false, true, false);
+        expect(rt.kernel == window::Kernel::fast, "H200: one array of 2^20 keys goes to the fast design");
+        rt = window::route(t, 4, 23, uint64_t(1) << 23, false, true, false);
+        expect(rt.kernel == window::Kernel::fast, "H200: one array of 2^23 keys goes to the fast design");
+        rt = window::route(t, 4, 24, uint64_t(1) << 24, false, true, false);
+        expect(rt.kernel == window::Kernel::window && rt.shape.bits == 14 && rt.shape.reg_bits == 6 &&
+                   rt.shape.presorted == 16 && rt.passes == 16,
+               "H200: one array of 2^24 keys: the cluster tiles, then 15 window passes of 2^14 (" + std::to_string(rt.passes) + ")");
+        rt = window::route(t, 8, 24, uint64_t(1) << 24, false, true, false);
+        expect(rt.kernel == window::Kernel::fast, "H200: 2^24 pairs go to the fast design");
+        rt = window::route(t, 4, 24, uint64_t(1) << 24, false, true, true);
+        expect(rt.kernel == window::Kernel::fast, "H200: a merge of 2^24 keys goes to the fast design");
+        for (int S : {10, 12, 16})
+            expect(window::route(t, 4, S, uint64_t(1) << 24, true, true, false).kernel == window::Kernel::fast,
+                   "H200: batches of 2^" + std::to_string(S) + " keys go to the fast design");
+        expect(window::fused_words(t) == (uint64_t(1) << 16), "H200: the fused limit is the fast design's");
     }
 
     // Trips at 2^24 (the numbers NOTES.md predicts from), per window size.
@@ -373,10 +465,19 @@ static void test_shapes_and_trips() {
     }
     std::printf("\n");
 
-    // traffic.h on the H200's tuning and a T4's.
-    Tuning th, tt;
+    // traffic.h on the H200's tuning and a T4's (and pinned: the first GPU run's window design).
+    Tuning th, tt, th1, tt1;
     tune(h200(), &th);
     tune(lowered(h200(), profile_by_name("t4")), &tt);
+    WindowPin round1;
+    round1.bits = 15;
+    round1.presort = 0;
+    round1.from_bits = 1;
+    th1 = th;
+    pin_window(round1, &th1);
+    round1.bits = 14;
+    tt1 = tt;
+    pin_window(round1, &tt1);
     auto trips = [](Design d, const Tuning& t, size_t count, size_t len, bool pairs, bool merge, KeyType k = KeyType::u32) {
         Request r;
         r.design = d;
@@ -409,23 +510,42 @@ static void test_shapes_and_trips() {
            "chapter, 7 x 1000 keys: 55 passes over 7 x 1024 padded words, and the copy in and out");
     x = trips(Design::workgroup, th, 1, n24, false, false);
     expect(x.trips == 1 + 14 * 15 / 2 + 14 + 0, "workgroup, 2^24: a tile pass, 105 global steps, 14 tails (" + std::to_string(x.trips) + ")");
+    // The window design as tune() plans it on the H200: the fast design's
+    // trips below 2^24 keys (and for pairs and merges), the cluster tiles and
+    // 15 windows of 2^14 at 2^24.
     x = trips(Design::window, th, 1, n24, false, false);
-    expect(x.trips == 15 && x.bytes == 15 * n24 * 8, "window, 2^24 keys on the H200: 15 trips (" + std::to_string(x.trips) + ")");
+    expect(x.trips == 16 && x.bytes == 16 * n24 * 8, "window, 2^24 keys on the H200: the tiles and 15 passes (" + std::to_string(x.trips) + ")");
+    x = trips(Design::window, th, 1, n24 * 4, false, false);
+    expect(x.trips == 21, "window, 2^26 keys on the H200: the tiles and 20 passes (" + std::to_string(x.trips) + ")");
+    x = trips(Design::window, th, 1, n24 / 16, false, false);
+    expect(x.trips == 9, "window, 2^20 keys on the H200: the fast design's 9 trips (" + std::to_string(x.trips) + ")");
     x = trips(Design::window, th, 1, n24, true, false);
-    expect(x.trips == 18, "window, 2^24 pairs on the H200: 18 trips in windows of 2^14 (" + std::to_string(x.trips) + ")");
-    x = trips(Design::window, tt, 1, n24, false, false);
-    expect(x.trips == 18, "window, 2^24 keys on a T4: 18 trips in windows of 2^14 (" + std::to_string(x.trips) + ")");
+    expect(x.trips == 21, "window, 2^24 pairs on the H200: the fast design's 21 trips (" + std::to_string(x.trips) + ")");
     x = trips(Design::window, th, 1 << 8, 1 << 16, false, false);
-    expect(x.trips == 3 && x.bytes == 3 * n24 * 8, "window, 2^8 arrays of 65536 keys on the H200: 3 trips in place (" + std::to_string(x.trips) + ")");
-    x = trips(Design::window, th, 1 << 12, 4096, false, false);
-    expect(x.trips == 1, "window, 2^12 arrays of 4096 keys: one fused pass");
-    x = trips(Design::window, th, 1, 1 << 16, false, false);
-    expect(x.trips == 1, "window, one array of 65536 keys on the H200: the fast design's cluster kernel");
-    x = trips(Design::window, th, 1, (1 << 16) + 1, false, false);
-    expect(x.trips == window::passes(window::shape_for(th, 4, 17, 1 << 17, false)) + 2,
-           "window, 65537 keys: the copy in and out around the passes");
+    expect(x.trips == 1, "window, 2^8 arrays of 65536 keys on the H200: the fast design's cluster tiles (" + std::to_string(x.trips) + ")");
     x = trips(Design::window, th, 1, n24, false, true);
-    expect(x.trips == 2, "window, a merge of 2^24 keys on the H200: 2 trips (" + std::to_string(x.trips) + ")");
+    expect(x.trips == 3, "window, a merge of 2^24 keys on the H200: the fast design's 3 trips (" + std::to_string(x.trips) + ")");
+    x = trips(Design::window, tt, 1, n24, false, false);
+    expect(x.trips == window::passes(window::shape_for(tt, 4, 24, n24, false)),
+           "window, 2^24 keys on a T4: the window passes, no presort (" + std::to_string(x.trips) + ")");
+    // Pinned to the first GPU run's design (windows everywhere, the largest window, no presort).
+    x = trips(Design::window, th1, 1, n24, false, false);
+    expect(x.trips == 15 && x.bytes == 15 * n24 * 8, "window pinned 2^15, 2^24 keys on the H200: 15 trips (" + std::to_string(x.trips) + ")");
+    x = trips(Design::window, th1, 1, n24, true, false);
+    expect(x.trips == 18, "window pinned, 2^24 pairs on the H200: 18 trips in windows of 2^14 (" + std::to_string(x.trips) + ")");
+    x = trips(Design::window, tt1, 1, n24, false, false);
+    expect(x.trips == 18, "window pinned 2^14, 2^24 keys on a T4: 18 trips (" + std::to_string(x.trips) + ")");
+    x = trips(Design::window, th1, 1 << 8, 1 << 16, false, false);
+    expect(x.trips == 3 && x.bytes == 3 * n24 * 8, "window pinned, 2^8 arrays of 65536 keys on the H200: 3 trips in place (" + std::to_string(x.trips) + ")");
+    x = trips(Design::window, th1, 1 << 12, 4096, false, false);
+    expect(x.trips == 1, "window pinned, 2^12 arrays of 4096 keys: one fused pass");
+    x = trips(Design::window, th1, 1, 1 << 16, false, false);
+    expect(x.trips == 1, "window pinned, one array of 65536 keys on the H200: the fast design's cluster kernel");
+    x = trips(Design::window, th1, 1, (1 << 16) + 1, false, false);
+    expect(x.trips == window::passes(window::shape_for(th1, 4, 17, 1 << 17, false)) + 2,
+           "window pinned, 65537 keys: the copy in and out around the passes");
+    x = trips(Design::window, th1, 1, n24, false, true);
+    expect(x.trips == 2, "window pinned, a merge of 2^24 keys on the H200: 2 trips (" + std::to_string(x.trips) + ")");
 }
 
 // ---- the plans, run ---------------------------------------------------------------------------
@@ -456,6 +576,26 @@ static void test_runs(bool quick) {
                 sort_case(request(count, len, stride, turn, merge), kInputs[turn % 6], 1000u + turn, all[turn % 8]);
                 turn++;
             }
+    // After the fast design's tiles (presorted in tiles of 2^12 or 2^16, as
+    // its tile kernel leaves them), the window passes from the next stage on:
+    // single arrays and batches, padded, every window size.
+    {
+        int k = 0;
+        for (size_t n : {size_t(1) << 17, (size_t(1) << 17) + 9, size_t(1) << 18, (size_t(1) << (quick ? 18 : 20)) + 3})
+            for (int pre : {12, 16}) {
+                window::Shape sh = all[(k * 3 + 1) % 8];
+                sh.presorted = pre;
+                sort_case(request(1, n, 0, k, false), kInputs[k % 6], 4242u + k, sh);
+                k++;
+            }
+        for (size_t len : {size_t(70000), size_t(1) << 17})
+            for (int pre : {12, 16}) {
+                window::Shape sh = all[(k * 5) % 8];
+                sh.presorted = pre;
+                sort_case(request(3, len, k % 2 ? len + 3 : 0, k, false), kInputs[k % 6], 4242u + k, sh);
+                k++;
+            }
+    }
     // Single merges beyond a window.
     for (size_t n : {size_t(4096), size_t(40000), size_t(1) << 17, (size_t(1) << 17) + 5, size_t(1) << (quick ? 17 : 20)})
         for (int i = 0; i < 8; i += 3) sort_case(request(1, n, 0, i, true), cases::Input::uniform, (uint32_t)n + i, all[i]);
@@ -479,12 +619,15 @@ int main(int argc, char** argv) {
     for (int bits = window::kMinBits; bits <= window::kMaxBits; ++bits)
         for (int reg_bits = window::kMinRegBits; reg_bits <= window::kMaxRegBits; ++reg_bits)
             for (int S = 1; S <= 31; ++S)
-                for (bool merge : {false, true}) {
-                    window::Shape s = shape(bits, reg_bits);
-                    s.seg_bits = S;
-                    s.merge = merge;
-                    check_structure(s);
-                }
+                for (bool merge : {false, true})
+                    for (int presorted : {0, 12, 16}) {  // sorted from scratch, or after the fast design's tiles
+                        if (presorted > 0 && (merge || presorted >= S || S <= bits)) continue;
+                        window::Shape s = shape(bits, reg_bits);
+                        s.seg_bits = S;
+                        s.merge = merge;
+                        s.presorted = presorted;
+                        check_structure(s);
+                    }
     std::printf("%d direct loads and stores in the plans checked\n", g_direct);
     expect(g_direct > 0, "some plans load or store directly");
     test_shapes_and_trips();
