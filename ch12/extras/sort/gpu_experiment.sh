@@ -58,7 +58,7 @@ if [ "${SKIP_BUILD:-0}" != 1 ]; then
 fi
 
 echo "== bench ($(elapsed) s)"
-timeout 120 ./"$build"/bitonic_sort_bench --sizes 20-26 --batched --batch-totals 24 --batch-lens 1024,4096,65536 \
+timeout 60 ./"$build"/bitonic_sort_bench --sizes 20-26 --batched --batch-totals 24 --batch-lens 1024,4096,65536 \
   --runs 7 --only fast,window,cub_radix,cub_segmented_sort,cub_segmented_radix --window 15,14,14+tile,15+tile,13+tile \
   --csv "$out/exp2_h200.csv" > "$out/bench.log" 2>&1 || status=1
 grep -E "^bitonic sort benchmark|every result checked|WRONG" "$out/bench.log"
@@ -68,7 +68,7 @@ echo "== tests ($(elapsed) s)"
   runs=("--design window" "--design window --window auto" "--design window --window auto --profile rtx4090")
   pids=()
   for i in 0 1 2; do
-    ( timeout 60 ./"$build"/bitonic_sort_test ${runs[$i]} > "$out/tests_$i.tmp" 2>&1
+    ( timeout 25 ./"$build"/bitonic_sort_test ${runs[$i]} > "$out/tests_$i.tmp" 2>&1
       echo "exit $?" >> "$out/tests_$i.tmp" ) &
     pids+=($!)
   done
@@ -105,7 +105,7 @@ fi
 # costs here): the window design as tune() plans for an RTX 4090 (windows of
 # 2^13 keys, two blocks an SM; no presort), against the first run's choice
 # there (2^14) and the fast design.
-if [ "$(elapsed)" -lt 70 ]; then
+if [ "$(elapsed)" -lt 68 ]; then
   echo "== bench, planned as for an RTX 4090 ($(elapsed) s)"
   timeout 15 ./"$build"/bitonic_sort_bench --sizes 20,24 --batched --batch-totals 24 --batch-lens 4096,65536 --runs 7 \
     --only fast,window,cub_radix,cub_segmented_sort,cub_segmented_radix --window 14 --profile rtx4090 \
