@@ -72,7 +72,14 @@ export function redrawNetwork() {
     return Promise.resolve();
   }
   const n = input.length;
-  const passes = view.schedule(trap, n);
+  let passes;
+  try {
+    passes = view.schedule(trap, n);
+  } catch (e) {
+    holder.dataset.state = "error";
+    $("net-values-error").textContent = `cannot draw these values: ${e.message}`;
+    return Promise.resolve();
+  }
   const title = view.own ? `63: the sort of your ${n} values${trap ? ", with the trap" : ""}`
     : `${view.title}${trap ? ", with the trap" : ""}`;
   const keepStep = net && net.name === name && net.n === n ? step : 0;

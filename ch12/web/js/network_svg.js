@@ -131,6 +131,9 @@ export function networkSvg(passes, n, { values = null, swapped = null, title = "
           `rx="4" fill="none" stroke="${COLORS.swap}" stroke-width="1.5"/>`);
       }
       out.push(`<line class="stem" x1="${cx}" y1="${other}" x2="${cx}" y2="${head - dir * 7}" stroke-width="2"/>`);
+      if (interactive) {  // an invisible, wider line to point at (a dashed line has gaps)
+        out.push(`<line class="hit" x1="${cx}" y1="${y(c.lo)}" x2="${cx}" y2="${y(c.hi)}" stroke="transparent" stroke-width="${cw - 1}"/>`);
+      }
       out.push(`<circle class="tail" cx="${cx}" cy="${other}" r="3"/>`);
       out.push(`<polygon class="head" points="${cx - 4.5},${head - dir * 9} ${cx + 4.5},${head - dir * 9} ${cx},${head - dir * 1}" stroke="none"/>`);
       out.push("</g>");

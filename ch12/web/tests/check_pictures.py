@@ -31,7 +31,6 @@ import tempfile
 
 WEB = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PICTURES = os.path.join(WEB, "pictures")
-CLASS = os.path.join(PICTURES, "class")
 DRAWN = (".svg", ".md")
 
 
@@ -45,24 +44,25 @@ def listing(root):
     return sorted(found)
 
 
-def png_problems():
+def png_problems(pictures=PICTURES):
     """Each class SVG has a PNG made from it (png.sha256), twice its size."""
+    folder = os.path.join(pictures, "class")
     problems = []
     try:
-        with open(os.path.join(CLASS, "png.sha256"), encoding="utf-8") as f:
+        with open(os.path.join(folder, "png.sha256"), encoding="utf-8") as f:
             made_from = dict(reversed(line.split("  ", 1)) for line in f.read().splitlines() if line)
     except OSError:
         return ["pictures/class/png.sha256 is missing: run tools/render_png.py"]
-    for name in sorted(n for n in os.listdir(CLASS) if n.endswith(".svg")):
+    for name in sorted(n for n in os.listdir(folder) if n.endswith(".svg")):
         png = name[:-4] + ".png"
-        with open(os.path.join(CLASS, name), "rb") as f:
+        with open(os.path.join(folder, name), "rb") as f:
             svg = f.read()
-        if not os.path.exists(os.path.join(CLASS, png)):
+        if not os.path.exists(os.path.join(folder, png)):
             problems.append(f"pictures/class/{png} is missing")
             continue
         if made_from.get(png) != hashlib.sha256(svg).hexdigest():
             problems.append(f"pictures/class/{png} was not made from today's {name} (png.sha256)")
-        with open(os.path.join(CLASS, png), "rb") as f:
+        with open(os.path.join(folder, png), "rb") as f:
             head = f.read(24)
         m = re.search(rb'<svg[^>]* width="([\d.]+)" height="([\d.]+)"', svg)
         if head[:8] != b"\x89PNG\r\n\x1a\n" or not m:
@@ -72,7 +72,7 @@ def png_problems():
         want = (2 * int(float(m.group(1)) + 0.999), 2 * int(float(m.group(2)) + 0.999))
         if (width, height) != want:
             problems.append(f"pictures/class/{png} is {width} x {height}, not twice its SVG's size {want}")
-    extra = sorted(set(made_from) - {n[:-4] + ".png" for n in os.listdir(CLASS) if n.endswith(".svg")})
+    extra = sorted(set(made_from) - {n[:-4] + ".png" for n in os.listdir(folder) if n.endswith(".svg")})
     if extra:
         problems.append(f"png.sha256 names PNGs of no SVG: {extra}")
     return problems
@@ -81,7 +81,9 @@ def png_problems():
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="check_pictures.py")
     parser.add_argument("--node", help="the node program (default: node on PATH)")
+    parser.add_argument("--pictures", default=PICTURES, help="the folder checked (default: ch12/web/pictures)")
     args = parser.parse_args(argv)
+    pictures = args.pictures
     node = args.node or shutil.which("node") or shutil.which("nodejs")
     if not node or not os.access(node, os.X_OK):
         print("SKIPPED: node was not found: install Node.js (Debian/Ubuntu: apt-get install nodejs)")
@@ -94,7 +96,7 @@ def main(argv=None):
             print(f"FAIL: draw_pictures.js exited {run.returncode}:\n{run.stdout}{run.stderr}")
             return 1
         drawn = listing(scratch)
-        committed = listing(PICTURES)
+        committed = listing(pictures)
         failures = 0
         if drawn != committed:
             print(f"FAIL: the script draws {drawn}, the folder holds {committed}")
@@ -102,7 +104,7 @@ def main(argv=None):
         for name in sorted(set(drawn) & set(committed)):
             with open(os.path.join(scratch, name), encoding="utf-8") as f:
                 new = f.read()
-            with open(os.path.join(PICTURES, name), encoding="utf-8") as f:
+            with open(os.path.join(pictures, name), encoding="utf-8") as f:
                 old = f.read()
             if new == old:
                 print(f"{name}: as drawn ({len(new)} bytes)")
@@ -112,7 +114,7 @@ def main(argv=None):
             for line in list(difflib.unified_diff(old.splitlines(), new.splitlines(), "committed", "drawn now",
                                                   lineterm="", n=1))[:40]:
                 print("  " + line)
-        for problem in png_problems():
+        for problem in png_problems(pictures):
             failures += 1
             print(f"FAIL: {problem}")
         if failures:
@@ -122,7 +124,7 @@ def main(argv=None):
         if not drawn:
             print("FAIL: no picture was drawn")
             return 1
-        print(f"the PNGs of pictures/class/: each made from its SVG as committed")
+        print("the PNGs of pictures/class/: each made from its SVG as committed")
         return 0
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

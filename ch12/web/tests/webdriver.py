@@ -254,6 +254,10 @@ class Page:
         """Loads ch12/web/<path> from the server."""
         self._call("POST", f"/session/{self.session}/url", {"url": self.server.url + path})
 
+    def open_url(self, url):
+        """Loads any URL (a file:// one, say)."""
+        self._call("POST", f"/session/{self.session}/url", {"url": url})
+
     def js(self, script, *args):
         """Runs a function body in the page; returns its value."""
         return self._call("POST", f"/session/{self.session}/execute/sync", {"script": script, "args": list(args)})

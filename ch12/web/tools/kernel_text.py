@@ -69,6 +69,7 @@ def main(argv=None):
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--check", action="store_true")
     mode.add_argument("--write", action="store_true")
+    parser.add_argument("--js", default=OUT, help="the file to check (default: js/cuda_kernels.js)")
     args = parser.parse_args(argv)
     try:
         text = render()
@@ -88,12 +89,12 @@ def main(argv=None):
         print(f"wrote {os.path.relpath(OUT, REPO)}")
         return 0
     try:
-        with open(OUT, encoding="utf-8", newline="") as f:
+        with open(args.js, encoding="utf-8", newline="") as f:
             current = f.read()
     except OSError:
         current = ""
     if current != text:
-        print(f"FAIL: {os.path.relpath(OUT, REPO)} is not the kernels of today's .cu files; "
+        print(f"FAIL: {args.js} is not the kernels of today's .cu files; "
               "run `python3 ch12/web/tools/kernel_text.py --write` and commit the result")
         import difflib
         for line in list(difflib.unified_diff(current.splitlines(), text.splitlines(), "committed", "from the .cu files",
