@@ -69,6 +69,8 @@ def accessible_names(page, css):
         described = page.cdp("DOM.describeNode", {"nodeId": node})["node"]
         attrs = dict(zip(described.get("attributes", [])[::2], described.get("attributes", [])[1::2]))
         ax = page.cdp("Accessibility.getPartialAXTree", {"nodeId": node, "fetchRelatives": False})["nodes"]
+        if ax and ax[0].get("ignored"):
+            continue  # hidden: not there for anyone
         name = ax[0].get("name", {}).get("value", "") if ax else ""
         names.append((attrs.get("id") or described["nodeName"].lower(), name))
     return names
