@@ -51,8 +51,13 @@
 //
 // Supported in kernels: threadIdx, blockIdx, blockDim, gridDim, __syncthreads(),
 // static __shared__ arrays (not `extern __shared__`), __device__ and
-// __host__ __device__ functions, min/max, printf. Not supported: atomics, warp
-// functions, dynamic shared memory, cooperative groups.
+// __host__ __device__ functions, min/max, printf, and atomicAdd, atomicSub,
+// atomicExch, atomicMin, atomicMax, atomicAnd/Or/Xor, atomicCAS on int,
+// unsigned and unsigned long long (two atomics on one word do not race; an
+// atomic and a plain read or write do). Not supported: warp functions, dynamic
+// shared memory, cooperative groups, a kernel that waits for another block.
+// It runs where the C++ compiler has -fsanitize=thread and the C library has
+// ucontext (Linux, macOS; not MSVC).
 #pragma once
 
 #if defined(__CUDACC__)

@@ -140,6 +140,7 @@ class RunAllTest(unittest.TestCase):
         r = self.row(like)
         rec = records(r)["run"]
         rec.update(unbuilt=None, target="", check=list(check), program=list(program), args=list(args))
+        rec.setdefault("compare", [sys.executable, os.path.join(HERE, "compare_output.py")])  # an unbuilt record has none
         r["runs"] = [x for x in r["runs"] if x["mode"] == "run"]
         return r
 
@@ -374,6 +375,7 @@ class RunAllTest(unittest.TestCase):
             status = int(check[check.index("--expect-exit") + 1])
             rec.update(unbuilt=None, target="", check=list(check) + ["--expect-empty-stdout"], args=[],
                        program=[sys.executable, "-c", "import sys; sys.exit(%d)" % status])
+            rec.setdefault("compare", [sys.executable, os.path.join(HERE, "compare_output.py")])
             r["runs"] = [x for x in r["runs"] if x["mode"] == mode]
             r.update(fields)
             return r
