@@ -2,7 +2,14 @@
 #
 # ch12_program(<name> SOURCE <file> ID <short id> SECTION <12.x|extra> WHAT "<one line>"
 #   [RUN_ALL]                 run_all.sh runs it (in declaration order)
+#   [NOT_BY_DEFAULT]          with RUN_ALL: only when named (./run_all.sh <id>),
+#                             not in the default run (a program slow to build)
 #   [TRAP_OF <id>]            a COMMON TRAP: run_all.sh --traps runs it after lesson <id>
+#   [ERRATA <n>]              with TRAP_OF: the trap fails otherwise than the book
+#                             says, as ch12/ERRATA.md entry <n> explains
+#   [BLOCK_SIM]               a C++ program that runs kernels in the block
+#                             simulator (common/block_sim.h): built with its
+#                             instrumentation; Skipped where the compiler has none
 #   [GOLDEN]                  stdout must equal expected_output/<name>.txt
 #   [REPLAY]                  --replay (the book's CPU replay) must print
 #                             expected_output/<name>.replay.txt; it needs no
@@ -200,7 +207,13 @@ endfunction()
 # What it is (cpu, gpu, vulkan), its build label, and why this build cannot make it ("" if it can).
 function(ch12_program_kind)
   set(reason "")
-  if(P_VULKAN)
+  if(P_BLOCK_SIM)
+    set(kind cpu)
+    set(build_label cpu)
+    if(NOT CH12_HAVE_BLOCK_SIM)
+      set(reason "${CH12_NO_BLOCK_SIM_REASON}")
+    endif()
+  elseif(P_VULKAN)
     set(kind vulkan)
     set(build_label glsl)
     if(NOT CH12_HAVE_VULKAN)
@@ -242,6 +255,9 @@ function(ch12_program_target name)
     endif()
   else()
     target_compile_options(${name} PRIVATE ${CH12_CXX_WARNINGS})
+  endif()
+  if(P_BLOCK_SIM)
+    target_compile_options(${name} PRIVATE ${CH12_BLOCK_SIM_FLAGS})
   endif()
   if(P_LIBS)
     target_link_libraries(${name} PRIVATE ${P_LIBS})
@@ -415,7 +431,8 @@ endfunction()
 # of its runs (given as "<mode>|<record>" pairs in ARGN: mode run, replay or web).
 # group: lesson, trap, extra, exercise or web; of: the lesson a trap or web row follows.
 function(ch12_table_row)
-  cmake_parse_arguments(R "STARTER_AS_SHIPPED" "ID;NAME;KIND;SECTION;WHAT;GROUP;OF;UNBUILT" "EXPECT_LINE;RUNS" ${ARGN})
+  cmake_parse_arguments(R "STARTER_AS_SHIPPED;NOT_BY_DEFAULT" "ID;NAME;KIND;SECTION;WHAT;GROUP;OF;UNBUILT;CHECK_VERSION;ERRATA"
+                        "EXPECT_LINE;RUNS" ${ARGN})
   set(runs "")
   set(sep "")
   list(LENGTH R_RUNS n)
@@ -429,7 +446,7 @@ function(ch12_table_row)
     string(APPEND runs "${sep}{\"mode\": \"${mode}\", \"record\": ${record}}")
     set(sep ", ")
   endwhile()
-  foreach(field ID NAME KIND SECTION WHAT GROUP OF)
+  foreach(field ID NAME KIND SECTION WHAT GROUP OF CHECK_VERSION ERRATA)
     ch12_json_string(j${field} "${R_${field}}")
   endforeach()
   ch12_json_list(jlines R_EXPECT_LINE)
@@ -437,7 +454,11 @@ function(ch12_table_row)
   if(R_STARTER_AS_SHIPPED)
     set(starter true)
   endif()
-  set(row "{\"id\": ${jID}, \"name\": ${jNAME}, \"kind\": ${jKIND}, \"section\": ${jSECTION}, \"what\": ${jWHAT}, \"group\": ${jGROUP}, \"of\": ${jOF}, \"starter_as_shipped\": ${starter}, \"expect_lines\": ${jlines}, \"runs\": [${runs}]}")
+  set(by_default true)
+  if(R_NOT_BY_DEFAULT)
+    set(by_default false)
+  endif()
+  set(row "{\"id\": ${jID}, \"name\": ${jNAME}, \"kind\": ${jKIND}, \"section\": ${jSECTION}, \"what\": ${jWHAT}, \"group\": ${jGROUP}, \"of\": ${jOF}, \"starter_as_shipped\": ${starter}, \"expect_lines\": ${jlines}, \"by_default\": ${by_default}, \"check_version\": ${jCHECK_VERSION}, \"errata\": ${jERRATA}, \"runs\": [${runs}]}")
   ch12_append_json(CH12_ROWS "${row}")
 endfunction()
 
@@ -474,14 +495,19 @@ function(ch12_program_table_row name)
   if(P_STARTER_AS_SHIPPED)
     set(starter STARTER_AS_SHIPPED)
   endif()
+  set(by_default)
+  if(P_NOT_BY_DEFAULT)
+    set(by_default NOT_BY_DEFAULT)
+  endif()
   string(TOUPPER "${kind}" KIND)
   ch12_table_row(ID "${P_ID}" NAME ${name} KIND ${KIND} SECTION "${P_SECTION}" WHAT "${P_WHAT}"
-                 GROUP ${group} OF "${P_TRAP_OF}" ${starter} EXPECT_LINE ${P_EXPECT_LINE} RUNS ${runs})
+                 GROUP ${group} OF "${P_TRAP_OF}" ERRATA "${P_ERRATA}" ${starter} ${by_default}
+                 EXPECT_LINE ${P_EXPECT_LINE} RUNS ${runs})
 endfunction()
 
 function(ch12_program name)
-  cmake_parse_arguments(P "RUN_ALL;GOLDEN;REPLAY;REPLAY_BY_LINES;STARTER_AS_SHIPPED;STANDALONE;VULKAN;HOPPER"
-    "SOURCE;ID;SECTION;WHAT;TRAP_OF;EXPECT_EXIT;TIMEOUT"
+  cmake_parse_arguments(P "RUN_ALL;NOT_BY_DEFAULT;GOLDEN;REPLAY;REPLAY_BY_LINES;STARTER_AS_SHIPPED;STANDALONE;VULKAN;HOPPER;BLOCK_SIM"
+    "SOURCE;ID;SECTION;WHAT;TRAP_OF;ERRATA;EXPECT_EXIT;TIMEOUT"
     "EXPECT_LINE;ARGS;BAD_ARGS;LIBS;INCLUDES;LABELS;SANITIZE;SANITIZE_TOOLS" ${ARGN})
   if(NOT DEFINED P_EXPECT_EXIT)
     set(P_EXPECT_EXIT 0)

@@ -7,7 +7,7 @@
 # ---- CUDA -----------------------------------------------------------------------
 option(CH12_CUDA "Build the CUDA programs when a CUDA compiler is found" ON)
 set(CH12_NVCC_HOMES "/usr/local/cuda/bin;/usr/local/cuda-*/bin;/opt/cuda/bin;/usr/lib/cuda/bin" CACHE STRING
-    "Where nvcc is looked for after PATH, CUDA_HOME and CUDA_PATH (newest first where a glob matches several)")
+    "Where nvcc is looked for after CUDA_HOME, CUDA_PATH and PATH (newest first where a glob matches several)")
 # A "not found" from an earlier configure must not stick: look again.
 if(DEFINED CACHE{CMAKE_CUDA_COMPILER} AND NOT CMAKE_CUDA_COMPILER)
   unset(CMAKE_CUDA_COMPILER CACHE)
@@ -36,7 +36,8 @@ if(CH12_CUDA AND DEFINED ENV{CUDACXX} AND NOT "$ENV{CUDACXX}" STREQUAL "")
   endif()
 endif()
 if(NOT CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX})
-  # nvcc on PATH first, then where CUDA toolkits usually live (CH12_NVCC_HOMES).
+  # nvcc in CUDA_HOME, then CUDA_PATH (find_program's HINTS), then on PATH, then
+  # where CUDA toolkits usually live (CH12_NVCC_HOMES).
   set(_ch12_homes)
   foreach(_ch12_home IN LISTS CH12_NVCC_HOMES)
     file(GLOB _ch12_found LIST_DIRECTORIES true "${_ch12_home}")

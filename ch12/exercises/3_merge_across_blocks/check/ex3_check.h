@@ -1,7 +1,8 @@
 // Exercise 3's check: the schedule must run the distances n/2 .. 1 once each,
 // in order, the ones that span blocks through global memory and the rest in
 // one in-block launch; and the merge must sort bitonic inputs of n = 2 ..
-// 65536, both directions.
+// 16384, both directions. Included after your file (ex3_merge_across_blocks.cuh),
+// by ex3_gpu.cu (the GPU) and ex3_sim.cpp (the block simulator).
 #pragma once
 
 #include <algorithm>
@@ -52,60 +53,26 @@ class Recording : public Passes {
     int n_, tile_;
 };
 
-// --replay: the kernels' threads, played on the CPU by the book's kind of host
-// loop (each pass reads the array the previous pass left).
-class ReplayPasses : public Recording {
+// The launches themselves: each request is one launch, on the array in g_a
+// (on the GPU, or in the block simulator).
+class DevicePasses : public Recording {
   public:
-    ReplayPasses(std::vector<int>& a, int tile, bool ascending)
-        : Recording((int)a.size(), tile), a_(a), ascending_(ascending) {}
-
-  protected:
-    void compare(std::vector<int>& next, int i, int j) {
-        bool should_swap = ascending_ ? (a_[i] > a_[j]) : (a_[i] < a_[j]);
-        if (should_swap) {
-            next[i] = a_[j];
-            next[j] = a_[i];
-        }
-    }
-    void do_global(int dist) override {  // merge_pass_global: every thread of the grid
-        std::vector<int> next = a_;
-        for (int tid = 0; tid < n_; tid++)
-            if ((tid % (2 * dist)) < dist) compare(next, tid, tid + dist);
-        a_ = next;
-    }
-    void do_in_block(int from) override {  // merge_passes_in_block: every block, pass by pass
-        for (int dist = from; dist >= 1; dist /= 2) {
-            std::vector<int> next = a_;
-            for (int base = 0; base < n_; base += tile_)
-                for (int tid = 0; tid < tile_; tid++)
-                    if ((tid % (2 * dist)) < dist) compare(next, base + tid, base + tid + dist);
-            a_ = next;
-        }
-    }
-
-  private:
-    std::vector<int>& a_;
-    bool ascending_;
-};
-
-// The GPU: each request is one launch, on the array in d_a.
-class GpuPasses : public Recording {
-  public:
-    GpuPasses(int* d_a, int n, int tile, bool ascending) : Recording(n, tile), d_a_(d_a), ascending_(ascending) {}
+    DevicePasses(exercise::Device& dev, int* g_a, int n, int tile, bool ascending)
+        : Recording(n, tile), dev_(dev), g_a_(g_a), ascending_(ascending) {}
 
   protected:
     void do_global(int dist) override {
         int threads = std::min(n_, 256);
-        merge_pass_global<<<(n_ + threads - 1) / threads, threads>>>(d_a_, n_, dist, ascending_ ? 1 : 0);
-        CUDA_CHECK_LAUNCH();
+        dev_.launch(merge_pass_global, dim3((n_ + threads - 1) / threads), dim3(threads), g_a_, n_, dist,
+                    ascending_ ? 1 : 0);
     }
     void do_in_block(int from) override {
-        merge_passes_in_block<<<n_ / tile_, tile_, tile_ * sizeof(int)>>>(d_a_, from, ascending_ ? 1 : 0);
-        CUDA_CHECK_LAUNCH();
+        dev_.launch(merge_passes_in_block, dim3(n_ / tile_), dim3(tile_), g_a_, from, ascending_ ? 1 : 0);
     }
 
   private:
-    int* d_a_;
+    exercise::Device& dev_;
+    int* g_a_;
     bool ascending_;
 };
 
@@ -167,12 +134,12 @@ inline std::vector<int> bitonic_input(int n, uint32_t& state) {
     return a;
 }
 
-inline int check(bool replay, bool quick) {
-    exercise::Report report(3, "61's merge across several blocks", replay);
-    const int max_n = quick ? 1024 : 65536;
+inline int check(bool quick) {
+    exercise::Report report(3, "61's merge across several blocks");
+    exercise::Device dev;
+    const int max_n = quick ? 1024 : 16384;
 
-    int* d_a = nullptr;
-    if (!replay) CUDA_CHECK(cudaMalloc(&d_a, max_n * sizeof(int)));
+    int* g_a = dev.malloc<int>(max_n, "g_a");
     std::string schedule_first, result_first, last_schedule;
     int merges = 0, wrong = 0;
     uint32_t state = 61;
@@ -181,33 +148,26 @@ inline int check(bool replay, bool quick) {
         for (bool ascending : {true, false}) {
             for (int r = 0; r < 2; r++) {
                 std::vector<int> input = bitonic_input(n, state), got = input;
-                auto note = [&](const Recording& run) {
-                    std::string sp = schedule_problem(run, n, tile);
-                    if (!sp.empty() && schedule_first.empty()) schedule_first = "n = " + std::to_string(n) + ": " + sp;
-                    last_schedule.clear();
-                    for (auto& ask : run.asks) last_schedule += (last_schedule.empty() ? "" : ", ") + ask;
-                    if (last_schedule.empty()) last_schedule = "(nothing)";
-                };
-                if (replay) {
-                    ReplayPasses run(got, tile, ascending);
-                    merge_across_blocks(run, n, tile);
-                    note(run);
-                } else {
-                    CUDA_CHECK(cudaMemcpy(d_a, input.data(), n * sizeof(int), cudaMemcpyHostToDevice));
-                    GpuPasses run(d_a, n, tile, ascending);
-                    merge_across_blocks(run, n, tile);
-                    CUDA_CHECK(cudaDeviceSynchronize());
-                    CUDA_CHECK(cudaMemcpy(got.data(), d_a, n * sizeof(int), cudaMemcpyDeviceToHost));
-                    note(run);
-                }
-                std::string rp = result_problem(input, got, ascending, tile);
+                dev.upload(g_a, input);
+                dev.clear();
+                DevicePasses run(dev, g_a, n, tile, ascending);
+                merge_across_blocks(run, n, tile);
+                dev.sync();
+                dev.download(got, g_a);
+                std::string sp = schedule_problem(run, n, tile);
+                if (!sp.empty() && schedule_first.empty()) schedule_first = "n = " + std::to_string(n) + ": " + sp;
+                last_schedule.clear();
+                for (auto& ask : run.asks) last_schedule += (last_schedule.empty() ? "" : ", ") + ask;
+                if (last_schedule.empty()) last_schedule = "(nothing)";
+                std::string rp = dev.problem();
+                if (rp.empty()) rp = result_problem(input, got, ascending, tile);
                 merges++;
                 if (!rp.empty() && wrong++ == 0)
                     result_first = "n = " + std::to_string(n) + (ascending ? " ascending" : " descending") + ": " + rp;
             }
         }
     }
-    if (d_a) CUDA_CHECK(cudaFree(d_a));
+    dev.free(g_a);
 
     printf("your schedule for n = %d (tiles of %d): %s\n\n", max_n, kTile, last_schedule.c_str());
     std::string sizes = "n = 2 .. " + std::to_string(max_n);
@@ -215,6 +175,15 @@ inline int check(bool replay, bool quick) {
     report.check(("bitonic inputs, " + sizes + ", both directions, against std::sort").c_str(), wrong == 0,
                  result_first + " (" + std::to_string(wrong) + " of " + std::to_string(merges) + " merges wrong)");
     return report.verdict("the merge runs across blocks");
+}
+
+inline int main(int argc, char** argv) {
+    ch12::CommandLine cl = exercise::command_line(argc, argv, "Exercise 3: 61's merge across several blocks", "[--quick]",
+                                                  "  --quick   check only up to n = 1024 (for compute-sanitizer)\n");
+    cl.flag("--quick");
+    cl.parse();
+    exercise::need_gpu(cl.name());
+    return check(cl.has("--quick"));
 }
 
 }  // namespace ex3

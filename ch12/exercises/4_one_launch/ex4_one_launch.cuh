@@ -5,20 +5,16 @@
 // the whole array fits in one block (n <= 1024 threads), a barrier can do the
 // same job inside the kernel: one launch, the (k, j) loops in the kernel,
 // __syncthreads() between passes. Write that kernel's body in the region
-// marked "your code". The check (ex4_check.h) records the array after every
-// pass and compares it, pass by pass, with 63 run as 63 runs -- one launch
-// per pass -- on 63's input and on random inputs of n = 2 .. 1024.
-// README.md has a hint.
+// marked "your code". README.md has a hint.
 //
-//   ex4_one_launch      (GPU only: what it teaches, a barrier inside a
-//                        kernel, is what a host loop cannot show)
-
-#include <algorithm>
-#include <cstdio>
-#include <vector>
-
-#include "cli.h"
-#include "cuda_check.h"
+// Your file is this header, and only this header: nvcc compiles it into
+// ex4_one_launch (the GPU runs your kernel), and a C++ compiler into
+// ex4_one_launch_sim (the block simulator runs it on the CPU: every thread,
+// __syncthreads() a real barrier, and two threads touching one element with
+// no barrier between them reported as a race). The check, in
+// check/ex4_check.h, records the array after every pass and compares it, pass
+// by pass, with 63's own kernel launched once per pass, on 63's input and on
+// random inputs of n = 2 .. 1024.
 
 // 63's kernel body for pass (k, j), thread i's step. Besides 63's work it
 // writes the pair as it leaves it into trace_row, the check's record of the
@@ -48,13 +44,6 @@ __global__ void bitonic_sort_one_launch(int* g_a, int n, int* g_trace) {
     int i = threadIdx.x;
     // ---- exercise 4: your code ----
     compare_exchange_step(g_a, 2, 1, i, g_trace);  // the first pass only, so far
+    (void)n;
     // ---- end of your code ----
-}
-
-#include "ex4_check.h"
-
-int main(int argc, char** argv) {
-    ch12::lesson_args(argc, argv, "Exercise 4: 63 in one launch, __syncthreads() between passes");
-    ch12::require_cuda_device(ch12::program_name(argv[0]));
-    return ex4::check();
 }

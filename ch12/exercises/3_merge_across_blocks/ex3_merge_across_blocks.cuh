@@ -13,21 +13,15 @@
 //     over the rest of the distances there.
 //
 // Both kernels are written. Your part is the schedule, in the region marked
-// "your code": which distances go to which kernel, in which order. The GPU
-// run launches the kernels; --replay plays the same kernels' threads on the
-// CPU (the book's way), so it checks your schedule without a GPU. The check
-// (ex3_check.h) merges bitonic inputs of n = 2 .. 65536, both directions,
-// against std::sort. README.md has a hint.
+// "your code": which distances go to which kernel, in which order.
+// README.md has a hint.
 //
-//   ex3_merge_across_blocks [--quick] [--replay]
-
-#include <algorithm>
-#include <cstdio>
-#include <string>
-#include <vector>
-
-#include "cli.h"
-#include "cuda_check.h"
+// Your file is this header, and only this header: nvcc compiles it into
+// ex3_merge_across_blocks (the GPU runs the kernels your schedule asks for),
+// and a C++ compiler into ex3_merge_across_blocks_sim (the block simulator
+// runs them on the CPU, every thread of every block). The check, in
+// check/ex3_check.h, merges bitonic inputs of n = 2 .. 16384, both
+// directions, against std::sort.
 
 const int kTile = 256;  // elements per block, one thread each
 
@@ -51,10 +45,11 @@ __global__ void merge_pass_global(int* g_a, int n, int dist, int ascending) {
 
 // The passes at distances from, from/2, ..., 1, inside each block: the block
 // copies its tile into shared memory, runs 61's loop on it, and copies it
-// back. Right only when 2 * from <= blockDim.x: every group is then inside
-// one tile. Every thread of the block reaches every __syncthreads().
+// back. Right only when 2 * from <= blockDim.x (at most kTile): every group
+// is then inside one tile. Every thread of the block reaches every
+// __syncthreads().
 __global__ void merge_passes_in_block(int* g_a, int from, int ascending) {
-    extern __shared__ int tile[];
+    __shared__ int tile[kTile];
     int tid = threadIdx.x;
     int base = blockIdx.x * blockDim.x;
     tile[tid] = g_a[base + tid];
@@ -74,9 +69,9 @@ __global__ void merge_passes_in_block(int* g_a, int from, int ascending) {
     g_a[base + tid] = tile[tid];
 }
 
-// What a schedule can ask for, for one array of n elements and one direction.
-// The GPU version launches the kernels above; the --replay version plays
-// their threads on the CPU. Both write down what was asked, for the check.
+// What a schedule can ask for, for one array of n elements and one direction:
+// each call is one launch of one of the kernels above. (The check's version
+// of it launches them, and writes down what was asked.)
 struct Passes {
     virtual ~Passes() {}
     virtual void global_pass(int dist) = 0;      // merge_pass_global: one launch
@@ -86,24 +81,8 @@ struct Passes {
 // Merges the bitonic array of n elements (a power of two) into sorted order:
 // the passes at distances n/2, n/4, ..., 1, in that order, each exactly once.
 // `tile` is the number of elements one block holds (kTile, or n if smaller).
-void merge_across_blocks(Passes& run, int n, int tile) {
+inline void merge_across_blocks(Passes& run, int n, int tile) {
     // ---- exercise 3: your code ----
-    int dist = n / 2;
-    for (; 2 * dist > tile; dist /= 2) run.global_pass(dist);  // groups that span blocks: a launch each
-    run.passes_in_block(dist);                                  // the rest: inside each block, one launch
+    run.passes_in_block((n < tile ? n : tile) / 2);  // right only while the whole array fits in one tile
     // ---- end of your code ----
-}
-
-#include "ex3_check.h"
-
-int main(int argc, char** argv) {
-    ch12::CommandLine cl(argc, argv, "[--quick] [--replay]",
-                         "  Exercise 3: 61's merge across several blocks\n"
-                         "  --quick   check only up to n = 1024 (for compute-sanitizer)\n"
-                         "  --replay  play the kernels' threads on the CPU (no GPU needed)\n");
-    cl.flag("--quick").flag("--replay");
-    cl.parse();
-    bool replay = cl.has("--replay");
-    if (!replay) ch12::require_cuda_device(cl.name(), "run it with --replay to check it on the CPU");
-    return ex3::check(replay, cl.has("--quick"));
 }

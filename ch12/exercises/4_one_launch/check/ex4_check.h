@@ -1,5 +1,7 @@
 // Exercise 4's check: one launch must leave, after every pass, the array that
-// 63's one-launch-per-pass sort leaves, and end sorted.
+// 63's one-launch-per-pass sort leaves, and end sorted; in the simulator, with
+// no race and no divergent barrier. Included after your file
+// (ex4_one_launch.cuh), by ex4_gpu.cu (the GPU) and ex4_sim.cpp (the simulator).
 #pragma once
 
 #include <algorithm>
@@ -8,25 +10,9 @@
 #include <vector>
 
 #include "exercise.h"
+#include "lesson63_kernel.cuh"  // 63's kernel, taken from ch12/63_bitonic_sort_iterative.cu when CMake runs
 
 namespace ex4 {
-
-// 63's kernel, as 63 has it: the reference, launched once per pass.
-__global__ void sort_pass_63(int* g_a, int n, int k, int j) {
-    int i = threadIdx.x;
-    if (i >= n) return;
-    int l = i ^ j;
-    if (l > i) {
-        bool ascending = ((i & k) == 0);
-        int a_i = g_a[i];
-        int a_l = g_a[l];
-        bool should_swap = ascending ? (a_i > a_l) : (a_i < a_l);
-        if (should_swap) {
-            g_a[i] = a_l;
-            g_a[l] = a_i;
-        }
-    }
-}
 
 using Trace = std::vector<std::vector<int>>;  // the array after each pass
 const int kNotWritten = -1;                   // the inputs are >= 0
@@ -39,45 +25,44 @@ inline int passes_of(int n) {
 }
 
 // Your kernel, one launch. The trace has room for twice 63's passes; rows the
-// kernel never wrote hold kNotWritten. Returns the array it left.
-inline std::vector<int> run_one_launch(const std::vector<int>& input, Trace& trace) {
+// kernel never wrote hold kNotWritten. Returns what the simulator saw go wrong ("").
+inline std::string run_one_launch(exercise::Device& dev, const std::vector<int>& input, std::vector<int>& got,
+                                  Trace& trace) {
     int n = (int)input.size(), rows = 2 * passes_of(n);
-    int *d_a = nullptr, *d_trace = nullptr;
-    CUDA_CHECK(cudaMalloc(&d_a, n * sizeof(int)));
-    CUDA_CHECK(cudaMalloc(&d_trace, (size_t)rows * n * sizeof(int)));
-    CUDA_CHECK(cudaMemcpy(d_a, input.data(), n * sizeof(int), cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemset(d_trace, 0xFF, (size_t)rows * n * sizeof(int)));  // every int -1
-    bitonic_sort_one_launch<<<1, n>>>(d_a, n, d_trace);
-    CUDA_CHECK_LAUNCH();
-    CUDA_CHECK(cudaDeviceSynchronize());
-    std::vector<int> a(n), flat((size_t)rows * n);
-    CUDA_CHECK(cudaMemcpy(a.data(), d_a, n * sizeof(int), cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(flat.data(), d_trace, flat.size() * sizeof(int), cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaFree(d_trace));
-    CUDA_CHECK(cudaFree(d_a));
+    int* g_a = dev.malloc<int>(n, "g_a");
+    int* g_trace = dev.malloc<int>((size_t)rows * n, "g_trace");
+    dev.upload(g_a, input);
+    dev.fill(g_trace, 0xFF, (size_t)rows * n * sizeof(int));  // every int -1
+    dev.clear();
+    dev.launch(bitonic_sort_one_launch, dim3(1), dim3(n), g_a, n, g_trace);
+    dev.sync();
+    std::string problem = dev.problem();
+    std::vector<int> flat((size_t)rows * n);
+    got.assign(n, 0);
+    dev.download(got, g_a);
+    dev.download(flat, g_trace);
+    dev.free(g_trace);
+    dev.free(g_a);
     trace.clear();
     for (int p = 0; p < rows; p++) trace.emplace_back(flat.begin() + (size_t)p * n, flat.begin() + (size_t)(p + 1) * n);
-    return a;
+    return problem;
 }
 
-// 63 as 63 runs: one launch per pass, the array copied back after each.
-inline std::vector<int> run_63(const std::vector<int>& input, Trace& trace) {
+// 63 as 63 runs: its own kernel, one launch per pass, the array copied back after each.
+inline void run_63(exercise::Device& dev, const std::vector<int>& input, Trace& trace) {
     int n = (int)input.size();
-    int* d_a = nullptr;
-    CUDA_CHECK(cudaMalloc(&d_a, n * sizeof(int)));
-    CUDA_CHECK(cudaMemcpy(d_a, input.data(), n * sizeof(int), cudaMemcpyHostToDevice));
+    int* g_a = dev.malloc<int>(n, "g_a");
+    dev.upload(g_a, input);
     std::vector<int> a(n);
     trace.clear();
     for (int k = 2; k <= n; k *= 2) {
         for (int j = k / 2; j > 0; j /= 2) {
-            sort_pass_63<<<1, n>>>(d_a, n, k, j);
-            CUDA_CHECK_LAUNCH();
-            CUDA_CHECK(cudaMemcpy(a.data(), d_a, n * sizeof(int), cudaMemcpyDeviceToHost));
+            dev.launch(lesson63::bitonic_sort_kernel, dim3(1), dim3(n), g_a, n, k, j);
+            dev.download(a, g_a);
             trace.push_back(a);
         }
     }
-    CUDA_CHECK(cudaFree(d_a));
-    return a;
+    dev.free(g_a);
 }
 
 inline std::string pass_name(int n, int p) {
@@ -88,9 +73,13 @@ inline std::string pass_name(int n, int p) {
     return "pass " + std::to_string(p + 1) + " (after 63's last)";
 }
 
-// What is wrong with your run of `input` against 63's ("" if nothing).
-inline std::string problem(const std::vector<int>& input, const std::vector<int>& got, const Trace& yours,
-                           const Trace& ref) {
+// What is wrong with your run of `input` against 63's ("" if nothing). What
+// the simulator saw (a race, a divergent barrier) comes first: it is the cause.
+inline std::string problem(const std::string& seen, const std::vector<int>& input, const std::vector<int>& got,
+                           const Trace& yours, const Trace& ref) {
+    if (seen.rfind("race on", 0) == 0)
+        return seen + " -- every thread's pass must be done before any thread starts the next";
+    if (!seen.empty()) return seen;
     int n = (int)input.size();
     for (size_t p = 0; p < ref.size(); p++) {
         if (std::count(yours[p].begin(), yours[p].end(), kNotWritten) == (long)n)
@@ -115,13 +104,14 @@ inline std::string problem(const std::vector<int>& input, const std::vector<int>
 }
 
 inline int check() {
-    exercise::Report report(4, "63 in one launch", false);
+    exercise::Report report(4, "63 in one launch");
+    exercise::Device dev;
 
-    std::vector<int> input(16);
+    std::vector<int> input(16), got;
     for (int i = 0; i < 16; i++) input[i] = (i * 13 + 5) % 16;  // 63's input
     Trace yours, ref;
-    std::vector<int> got = run_one_launch(input, yours);
-    run_63(input, ref);
+    std::string seen = run_one_launch(dev, input, got, yours);
+    run_63(dev, input, ref);
     printf("63's input: %s\n\n", exercise::show(input).c_str());
     for (size_t p = 0; p < ref.size(); p++) {
         bool written = std::count(yours[p].begin(), yours[p].end(), kNotWritten) != 16;
@@ -130,26 +120,29 @@ inline int check() {
                yours[p] == ref[p] ? "= 63's" : ("63's: " + exercise::show(ref[p])).c_str());
     }
     printf("\n");
-    std::string p = problem(input, got, yours, ref);
+    std::string p = problem(seen, input, got, yours, ref);
     report.check("63's input, n = 16, pass by pass", p.empty(), p);
 
-    int inputs = 0, wrong = 0;
-    std::string first;
+    exercise::FirstProblem random;
     uint32_t state = 63;
     for (int n = 2; n <= 1024; n *= 2) {
         for (int r = 0; r < 3; r++) {
-            std::vector<int> a(n);
+            std::vector<int> a(n), g;
             for (auto& x : a) { state = state * 1664525u + 1013904223u; x = (int)((state >> 8) % (uint32_t)n); }
-            std::vector<int> g = run_one_launch(a, yours);
-            run_63(a, ref);
-            inputs++;
-            std::string q = problem(a, g, yours, ref);
-            if (!q.empty() && wrong++ == 0) first = "n = " + std::to_string(n) + ": " + q;
+            std::string s = run_one_launch(dev, a, g, yours);
+            run_63(dev, a, ref);
+            random.add("n = " + std::to_string(n), problem(s, a, g, yours, ref));
         }
     }
-    report.check("30 random inputs, n = 2 .. 1024, pass by pass", wrong == 0,
-                 first + " (" + std::to_string(wrong) + " of " + std::to_string(inputs) + " inputs wrong)");
+    report.check("30 random inputs, n = 2 .. 1024, pass by pass", random.ok(), random.text("inputs"));
     return report.verdict("one launch sorts, pass for pass as 63 does");
+}
+
+inline int main(int argc, char** argv) {
+    ch12::CommandLine cl = exercise::command_line(argc, argv, "Exercise 4: 63 in one launch, __syncthreads() between passes");
+    cl.parse();
+    exercise::need_gpu(cl.name());
+    return check();
 }
 
 }  // namespace ex4
