@@ -1,5 +1,6 @@
-// ch12/extras/sort/design.cuh -- the one shape of every design, and the
-// library's returning error checks.
+// ch12/extras/sort/src/design.cuh -- the one shape of every design (private
+// to the library). Errors are returned as the companion's Status, with
+// CH12_TRY (common/include/ch12/status.h, common/cuda_status.h).
 //
 // A design is a header design_<name>.cuh with a struct bitonic::<name>::Ops:
 //
@@ -18,14 +19,17 @@
 //       when fused_words() is 0.
 //
 // W is the word: uint32_t (keys) or uint64_t (pairs), see words.cuh. A
-// design returns the first error and launches nothing after it. It adds one
-// line to BITONIC_DESIGNS (sort_request.h) and its #include to bitonic_sort.cu.
+// design returns the first error and launches nothing after it: each launch
+// is followed by CH12_TRY(ch12::kernel_launch("<design>: <kernel> launch")),
+// each CUDA call wrapped in CH12_TRY. It adds one line to BITONIC_DESIGNS
+// (bitonic/sort_request.h) and its #include to bitonic_sort.cu.
 #pragma once
 
 #include <cstdint>
 #include <cuda_runtime.h>
 
-#include "bitonic_sort.cuh"
+#include "bitonic/bitonic_sort.cuh"
+#include "cuda_status.h"  // CH12_TRY of a CUDA call or a kernel launch
 #include "words.cuh"
 
 namespace bitonic {
@@ -38,35 +42,9 @@ struct Launch {
     cudaStream_t stream;
 };
 
-// A CUDA call that failed: the status, with CUDA's error cleared so that it
-// does not surface again in the caller's next unrelated check (a sticky
-// error cannot be cleared, and stays).
-inline Status cuda_failed(cudaError_t e, const char* what) {
-    (void)cudaGetLastError();
-    return Status{Errc::cuda, e, what};
-}
-
 // Kernel attributes are set once per device and kernel: a small table per
 // kernel, indexed by device ordinal (devices beyond it set them every time).
 constexpr int kAttributeDevices = 64;
 
 }  // namespace detail
 }  // namespace bitonic
-
-// Returning checks (the library never ends the process): after a <<<...>>>
-// launch, and around a CUDA runtime call. `what` is static text.
-#define BITONIC_LAUNCHED(what)                                                         \
-    do {                                                                               \
-        const cudaError_t bitonic_e_ = cudaGetLastError();                             \
-        if (bitonic_e_ != cudaSuccess) return ::bitonic::Status{::bitonic::Errc::cuda, bitonic_e_, what}; \
-    } while (0)
-#define BITONIC_CUDA(call)                                                             \
-    do {                                                                               \
-        const cudaError_t bitonic_e_ = (call);                                         \
-        if (bitonic_e_ != cudaSuccess) return ::bitonic::detail::cuda_failed(bitonic_e_, #call); \
-    } while (0)
-#define BITONIC_TRY(status_expr)                                                       \
-    do {                                                                               \
-        const ::bitonic::Status bitonic_s_ = (status_expr);                            \
-        if (!bitonic_s_.ok()) return bitonic_s_;                                       \
-    } while (0)
