@@ -155,42 +155,42 @@ static std::vector<Case> cases_of(bitonic::Design design, bool quick, bool longe
 }
 
 // ---- the error paths ------------------------------------------------------------------
+// Each through the public API, with 8192 keys (and values) on the device to
+// point at; each records what it found in `expect`.
 struct Errors {
+    const bitonic::Profile* profile;
+    ch12::DeviceBuffer<uint32_t> keys, values;
+    std::vector<uint32_t> host;
     ch12::Checks expect{1 << 30, "error path: "};  // every failure printed
+
     // The status has this code, and a message that names its detail.
     void expect_status(const bitonic::Status& s, bitonic::Errc code, const std::string& what) {
         const std::string m = bitonic::message(s);
         expect(s.code == code && !m.empty() && m.find(s.detail) != std::string::npos,
                what + ": got '" + m + "', wanted " + bitonic::errc_name(code));
     }
-};
-
-static ch12::Status error_paths(const bitonic::Profile* profile, bool quick, int* passed, int* failed) {
-    Errors e;
-    auto works = [&](const char* after) -> ch12::Status {  // a good sort, right after an error
+    // A good sort, right after an error.
+    ch12::Status works(const char* after) {
         bitonic::Request r;
         r.len = 5000;
         r.key_type = bitonic::KeyType::f32;
         bitonic::Sorter sorter(profile);
         std::string problem;
         CH12_TRY(run_case(Case{r, cases::Input::special, 5}, sorter, &problem));
-        e.expect(problem.empty(), std::string("a sort after ") + after + ": " + problem);
+        expect(problem.empty(), std::string("a sort after ") + after + ": " + problem);
         return {};
-    };
-    ch12::DeviceBuffer<uint32_t> keys, values;
-    CH12_TRY(keys.allocate(8192));
-    CH12_TRY(values.allocate(8192));
-    std::vector<uint32_t> host(8192);
-    for (size_t i = 0; i < host.size(); i++) host[i] = (uint32_t)(host.size() - i);
-    CH12_TRY(keys.upload(host));
-    CH12_TRY(values.upload(host));
+    }
+};
 
-    // A bad request: nothing is launched, and the keys stay as they were.
+// A bad request (nothing is launched, and the keys stay as they were), and
+// null and misaligned pointers.
+static ch12::Status refused_requests(Errors& e) {
+    const bitonic::Profile* profile = e.profile;
     bitonic::Request bad;
     bad.count = 2;
     bad.len = 10;
     bad.stride = 5;
-    e.expect_status(bitonic::sort(bad, keys.get(), nullptr, nullptr, 0, 0, profile), bitonic::Errc::bad_request,
+    e.expect_status(bitonic::sort(bad, e.keys.get(), nullptr, nullptr, 0, 0, profile), bitonic::Errc::bad_request,
                     "a stride shorter than an array");
     size_t bytes = 1;
     e.expect_status(bitonic::scratch_bytes(bad, &bytes, profile), bitonic::Errc::bad_request, "scratch_bytes of it");
@@ -201,24 +201,30 @@ static ch12::Status error_paths(const bitonic::Profile* profile, bool quick, int
     overflow.stride = size_t(1) << 63;
     e.expect_status(bitonic::check(overflow), bitonic::Errc::bad_request, "count 3, stride 2^63");
     std::vector<uint32_t> after;
-    CH12_TRY(keys.download(&after));
-    e.expect(after == host, "a refused request leaves the keys as they were");
+    CH12_TRY(e.keys.download(&after));
+    e.expect(after == e.host, "a refused request leaves the keys as they were");
 
     // Null and misaligned pointers.
     bitonic::Request r;
     r.len = 4096;
     e.expect_status(bitonic::sort(r, nullptr, nullptr, nullptr, 0, 0, profile), bitonic::Errc::null_pointer, "null keys");
     r.with_values = true;
-    e.expect_status(bitonic::sort(r, keys.get(), nullptr, nullptr, 0, 0, profile), bitonic::Errc::null_pointer,
+    e.expect_status(bitonic::sort(r, e.keys.get(), nullptr, nullptr, 0, 0, profile), bitonic::Errc::null_pointer,
                     "pairs without values");
-    e.expect_status(bitonic::sort(r, keys.get() + 1, values.get(), nullptr, 0, 0, profile), bitonic::Errc::misaligned,
+    e.expect_status(bitonic::sort(r, e.keys.get() + 1, e.values.get(), nullptr, 0, 0, profile), bitonic::Errc::misaligned,
                     "keys 4 bytes off");
-    e.expect_status(bitonic::sort(r, keys.get(), values.get() + 2, nullptr, 0, 0, profile), bitonic::Errc::misaligned,
+    e.expect_status(bitonic::sort(r, e.keys.get(), e.values.get() + 2, nullptr, 0, 0, profile), bitonic::Errc::misaligned,
                     "values 8 bytes off");
     bitonic::Sorter sorter(profile);
-    e.expect_status(sorter.sort(r, keys.get() + 1, values.get()), bitonic::Errc::misaligned, "Sorter::sort, keys 4 bytes off");
+    e.expect_status(sorter.sort(r, e.keys.get() + 1, e.values.get()), bitonic::Errc::misaligned,
+                    "Sorter::sort, keys 4 bytes off");
+    return {};
+}
 
-    // Too little scratch: the chapter design copies arrays with gaps into scratch.
+// Too little scratch (the chapter design copies arrays with gaps into
+// scratch), and limits the kernels cannot run within, forced through a profile.
+static ch12::Status scratch_and_limits(Errors& e) {
+    const bitonic::Profile* profile = e.profile;
     bitonic::Request gaps;
     gaps.design = bitonic::Design::chapter;
     gaps.count = 3;
@@ -228,51 +234,64 @@ static ch12::Status error_paths(const bitonic::Profile* profile, bool quick, int
     e.expect(bitonic::scratch_bytes(gaps, &need, profile).ok() && need >= 3 * 1024 * 4, "scratch_bytes of 3 x 1000 keys with gaps");
     ch12::DeviceBuffer<unsigned char> scratch;
     CH12_TRY(scratch.allocate(need));
-    e.expect_status(bitonic::sort(gaps, keys.get(), nullptr, scratch.get(), need - 1, 0, profile),
+    e.expect_status(bitonic::sort(gaps, e.keys.get(), nullptr, scratch.get(), need - 1, 0, profile),
                     bitonic::Errc::scratch_too_small, "one byte too little scratch");
-    e.expect_status(bitonic::sort(gaps, keys.get(), nullptr, nullptr, need, 0, profile), bitonic::Errc::null_pointer,
+    e.expect_status(bitonic::sort(gaps, e.keys.get(), nullptr, nullptr, need, 0, profile), bitonic::Errc::null_pointer,
                     "no scratch pointer");
-    e.expect(bitonic::sort(gaps, keys.get(), nullptr, scratch.get(), need, 0, profile).ok() &&
+    e.expect(bitonic::sort(gaps, e.keys.get(), nullptr, scratch.get(), need, 0, profile).ok() &&
                  cudaDeviceSynchronize() == cudaSuccess,
              "the same sort with enough scratch");
 
-    // Limits the kernels cannot run within, forced through a profile.
     bitonic::Profile tiny = {"tiny", "a GPU with 16 KiB of shared memory per block", {}};
     tiny.limits = bitonic::profile_by_name("t4")->limits;
     tiny.limits.smem_per_block = 16 * 1024;
     bitonic::Request small;
     small.len = 1000;
-    e.expect_status(bitonic::sort(small, keys.get(), nullptr, nullptr, 0, 0, &tiny), bitonic::Errc::unsupported,
+    e.expect_status(bitonic::sort(small, e.keys.get(), nullptr, nullptr, 0, 0, &tiny), bitonic::Errc::unsupported,
                     "a profile with 16 KiB of shared memory per block");
-    CH12_TRY(works("an unsupported profile"));
+    return e.works("an unsupported profile");
+}
 
-    // A launch that fails: while a blocking stream captures a graph, the
-    // legacy default stream may not be used (it would wait for the capturing
-    // stream), and CUDA refuses a launch into it (cudaErrorStreamCaptureImplicit,
-    // not a sticky error). Relaxed mode: nothing else the sort calls is refused.
-    // compute-sanitizer counts that refusal as an error, so --quick leaves it out.
-    if (!quick) {
-        bitonic::Request one;
-        one.design = bitonic::Design::chapter;
-        one.len = 1024;
-        e.expect(bitonic::sort(one, keys.get(), nullptr, nullptr, 0, 0, profile).ok(), "a warm-up sort");
-        CH12_TRY(cudaDeviceSynchronize());
-        cudaStream_t capturing;
-        CH12_TRY(cudaStreamCreate(&capturing));
-        CH12_TRY(cudaStreamBeginCapture(capturing, cudaStreamCaptureModeRelaxed));
-        const bitonic::Status s = bitonic::sort(one, keys.get(), nullptr, nullptr, 0, 0, profile);
-        const cudaError_t left = cudaPeekAtLastError();
-        cudaGraph_t graph = nullptr;
-        (void)cudaStreamEndCapture(capturing, &graph);  // invalidated by the refused launch
-        if (graph) CH12_TRY(cudaGraphDestroy(graph));
-        (void)cudaGetLastError();
-        CH12_TRY(cudaStreamDestroy(capturing));
-        e.expect_status(s, bitonic::Errc::cuda, "a launch into the legacy stream during a capture");
-        e.expect(s.error != cudaSuccess && s.detail.find("launch") != std::string::npos,
-                 std::string("the status carries CUDA's error and names the launch: ") + s.detail);
-        e.expect(left == cudaSuccess, "CUDA's last error is cleared once the status carries it");
-        CH12_TRY(works("a failed launch"));
-    }
+// A launch that fails: while a blocking stream captures a graph, the legacy
+// default stream may not be used (it would wait for the capturing stream),
+// and CUDA refuses a launch into it (cudaErrorStreamCaptureImplicit, not a
+// sticky error). Relaxed mode: nothing else the sort calls is refused.
+// (compute-sanitizer counts that refusal as an error: --quick leaves it out.)
+static ch12::Status failed_launch(Errors& e) {
+    bitonic::Request one;
+    one.design = bitonic::Design::chapter;
+    one.len = 1024;
+    e.expect(bitonic::sort(one, e.keys.get(), nullptr, nullptr, 0, 0, e.profile).ok(), "a warm-up sort");
+    CH12_TRY(cudaDeviceSynchronize());
+    cudaStream_t capturing;
+    CH12_TRY(cudaStreamCreate(&capturing));
+    CH12_TRY(cudaStreamBeginCapture(capturing, cudaStreamCaptureModeRelaxed));
+    const bitonic::Status s = bitonic::sort(one, e.keys.get(), nullptr, nullptr, 0, 0, e.profile);
+    const cudaError_t left = cudaPeekAtLastError();
+    cudaGraph_t graph = nullptr;
+    (void)cudaStreamEndCapture(capturing, &graph);  // invalidated by the refused launch
+    if (graph) CH12_TRY(cudaGraphDestroy(graph));
+    (void)cudaGetLastError();
+    CH12_TRY(cudaStreamDestroy(capturing));
+    e.expect_status(s, bitonic::Errc::cuda, "a launch into the legacy stream during a capture");
+    e.expect(s.error != cudaSuccess && s.detail.find("launch") != std::string::npos,
+             std::string("the status carries CUDA's error and names the launch: ") + s.detail);
+    e.expect(left == cudaSuccess, "CUDA's last error is cleared once the status carries it");
+    return e.works("a failed launch");
+}
+
+static ch12::Status error_paths(const bitonic::Profile* profile, bool quick, int* passed, int* failed) {
+    Errors e;
+    e.profile = profile;
+    CH12_TRY(e.keys.allocate(8192));
+    CH12_TRY(e.values.allocate(8192));
+    e.host.resize(8192);
+    for (size_t i = 0; i < e.host.size(); i++) e.host[i] = (uint32_t)(e.host.size() - i);
+    CH12_TRY(e.keys.upload(e.host));
+    CH12_TRY(e.values.upload(e.host));
+    CH12_TRY(refused_requests(e));
+    CH12_TRY(scratch_and_limits(e));
+    if (!quick) CH12_TRY(failed_launch(e));
     printf("%-9s %4d error paths returned their status, %d did not\n", "errors", e.expect.passed(), e.expect.failed());
     fflush(stdout);
     *passed += e.expect.passed();
