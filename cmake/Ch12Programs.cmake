@@ -40,6 +40,9 @@
 #                             an element "env:NAME=VALUE" sets a variable for the run
 #   [SANITIZE_TOOLS <tool>...]       default: memcheck racecheck synccheck initcheck
 # )
+# An argument it does not know, or a missing SOURCE, ID, SECTION or WHAT,
+# stops the configure step with the declaration's name (ch12_test() and
+# ch12_row() reject unknown arguments too).
 #
 # Tests, each labelled (ctest -L '^<label>$': labels are regular expressions):
 #   golden_<name> / run_<name>   the run: golden and/or lines, exit status      golden|gpu|cpu
@@ -72,6 +75,16 @@ if(CH12_WARNINGS_AS_ERRORS)
   list(APPEND CH12_CXX_WARNINGS -Werror)
   list(APPEND CH12_CUDA_WARNINGS -Xcompiler=-Werror --Werror=all-warnings)
 endif()
+
+# ---- the declarations' own check -------------------------------------------------------
+# After cmake_parse_arguments(<prefix> ...): anything it did not take is an
+# error, named after the function and the declaration.
+macro(ch12_reject_unknown_arguments prefix what)
+  if(${prefix}_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "${what}: unknown argument(s): ${${prefix}_UNPARSED_ARGUMENTS} (the arguments it takes are "
+                        "listed at the top of cmake/Ch12Programs.cmake)")
+  endif()
+endmacro()
 
 # ---- JSON, for the exported table ------------------------------------------------------
 # A JSON string literal of <text>. (Strings are built with string(APPEND), never
@@ -156,6 +169,7 @@ endfunction()
 # The test's command is recorded for the table; CH12_TEST_RECORD holds it.
 function(ch12_test name)
   cmake_parse_arguments(T "BAD_COMMAND_LINE" "TARGET;TIMEOUT;KIND;UNBUILT" "PROGRAM;ARGS;CHECK;LABELS" ${ARGN})
+  ch12_reject_unknown_arguments(T "ch12_test(${name})")
   set(bad)
   if(T_BAD_COMMAND_LINE)
     set(bad BAD_COMMAND_LINE)
@@ -246,7 +260,7 @@ function(ch12_program_target name)
     return()
   endif()
   add_executable(${name} ${P_SOURCE})
-  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/common ${P_INCLUDES})
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/common ${PROJECT_SOURCE_DIR}/common/include ${P_INCLUDES})
   if(kind STREQUAL "gpu")
     target_compile_options(${name} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:${CH12_CUDA_WARNINGS} --threads=0>)
     target_compile_options(${name} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:${CH12_CXX_WARNINGS}>)
@@ -509,6 +523,12 @@ function(ch12_program name)
   cmake_parse_arguments(P "RUN_ALL;NOT_BY_DEFAULT;GOLDEN;REPLAY;REPLAY_BY_LINES;STARTER_AS_SHIPPED;STANDALONE;VULKAN;HOPPER;BLOCK_SIM"
     "SOURCE;ID;SECTION;WHAT;TRAP_OF;ERRATA;EXPECT_EXIT;TIMEOUT"
     "EXPECT_LINE;ARGS;BAD_ARGS;LIBS;INCLUDES;LABELS;SANITIZE;SANITIZE_TOOLS" ${ARGN})
+  ch12_reject_unknown_arguments(P "ch12_program(${name})")
+  foreach(required SOURCE ID SECTION WHAT)
+    if(NOT DEFINED P_${required})
+      message(FATAL_ERROR "ch12_program(${name}): ${required} is missing")
+    endif()
+  endforeach()
   if(NOT DEFINED P_EXPECT_EXIT)
     set(P_EXPECT_EXIT 0)
   endif()
@@ -537,6 +557,7 @@ endfunction()
 # compare_output.py, and run_all.sh runs that test's command.
 function(ch12_row name)
   cmake_parse_arguments(W "" "ID;SECTION;WHAT;KIND;GROUP;OF;TIMEOUT;UNBUILT" "PROGRAM;ARGS;CHECK;LABELS" ${ARGN})
+  ch12_reject_unknown_arguments(W "ch12_row(${name})")
   if(NOT W_TIMEOUT)
     set(W_TIMEOUT 120)
   endif()

@@ -1,6 +1,6 @@
 // Chapter 12 extra -- the multi-GPU schedule, checked on the CPU.
 //
-//   multi_gpu_schedule_test
+//   multi_gpu_schedule_test   (this file: test_schedule.cpp)
 //
 // Runs the steps of schedule.h through the same run_step() the GPU program
 // uses, with an executor that keeps every GPU's array in host memory:
@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "check.h"
 #include "cli.h"
 #include "schedule.h"
 
@@ -242,21 +243,12 @@ static std::vector<Item> make_input(int kind, uint64_t n, uint64_t blocks, std::
     return v;
 }
 
-int main(int argc, char** argv) {
-    ch12::CommandLine cl(argc, argv, "",
-                         "  Checks the multi-GPU bitonic schedule (schedule.h) on the CPU, for 1 to 64 ranks,\n"
-                         "  against the single-array network and std::sort. Needs no GPU.\n");
-    cl.parse();
-    int failures = 0;
-    auto fail = [&](const std::string& what) {
-        if (failures < 20) printf("FAIL: %s\n", what.c_str());
-        failures++;
-    };
-
+// 1. The schedule's shape: its length, and how many of its steps cross GPUs.
+static void check_shape(ch12::Checks& check) {
     // ---- 1. the schedule's shape
     for (int D = 0; D <= 6; D++) {
         const std::vector<Step> steps = multi_gpu::schedule(D);
-        if (steps.size() != (size_t)(1 + D * (D + 1) / 2 + D)) fail("schedule(" + std::to_string(D) + ") has the wrong length");
+        if (steps.size() != (size_t)(1 + D * (D + 1) / 2 + D)) check(false, "schedule(" + std::to_string(D) + ") has the wrong length");
         for (int d = 0; d <= D; d++) {
             Layout L;
             L.log_gpus = d;
@@ -265,11 +257,14 @@ int main(int argc, char** argv) {
             int cross = 0;
             for (const Step& s : steps) cross += (s.op == Op::compare_split && s.bit >= L.log_sub);
             if (cross != multi_gpu::cross_gpu_steps(d) || cross + multi_gpu::in_memory_steps(L) != D * (D + 1) / 2)
-                fail("the count of cross-GPU steps for p = 2^" + std::to_string(d));
+                check(false, "the count of cross-GPU steps for p = 2^" + std::to_string(d));
         }
     }
     printf("schedule: 1 + D(D+1)/2 + D steps for 2^D ranks, d(d+1)/2 of them across 2^d GPUs (D = 0 .. 6): checked\n");
+}
 
+// 2. Layouts (blocks per GPU, equal blocks) and exchange chunks.
+static void check_layouts(ch12::Checks& check) {
     // ---- 2. layouts and chunks
     struct LayoutCase {
         uint64_t n;
@@ -292,24 +287,26 @@ int main(int argc, char** argv) {
         Layout L;
         const char* problem = multi_gpu::choose_layout(c.n, c.log_gpus, c.max_block, 12, &L);
         if ((problem == nullptr) != c.ok || (c.ok && (L.log_sub != c.log_sub || L.sub != c.sub || L.total() != c.n)))
-            fail("choose_layout(" + std::to_string(c.n) + ", p = 2^" + std::to_string(c.log_gpus) + ")");
+            check(false, "choose_layout(" + std::to_string(c.n) + ", p = 2^" + std::to_string(c.log_gpus) + ")");
     }
     for (uint64_t total : {0ull, 1ull, 5ull, 64ull, 65ull, 1000ull})
         for (uint64_t chunk : {1ull, 4ull, 64ull, 1000ull}) {
             uint64_t next = 0;
             for (const multi_gpu::Chunk& c : multi_gpu::chunks(total, chunk)) {
-                if (c.offset != next || c.count == 0 || c.count > chunk) fail("chunks(" + std::to_string(total) + ")");
+                if (c.offset != next || c.count == 0 || c.count > chunk) check(false, "chunks(" + std::to_string(total) + ")");
                 next = c.offset + c.count;
             }
-            if (next != total) fail("chunks(" + std::to_string(total) + ") do not cover it");
+            if (next != total) check(false, "chunks(" + std::to_string(total) + ") do not cover it");
         }
     printf("layouts (blocks per GPU, equal blocks) and exchange chunks: checked\n");
+}
 
+// 3. Every split of 1 .. 64 ranks, against the network and std::sort.
+static void check_every_split(ch12::Checks& check, std::mt19937& rng) {
     // ---- 3. every split of 1 .. 64 ranks, against the network and std::sort
-    std::mt19937 rng(12);
     const uint64_t sizes[] = {1, 2, 3, 4, 5, 7, 8, 16, 33, 64, 100};
     long runs = 0;
-    const int failures_before_runs = failures;
+    const int failures_before_runs = check.failed();
     for (bool pairs : {true, false})
         for (int D = 0; D <= 6; D++)
             for (uint64_t S : sizes)
@@ -323,17 +320,20 @@ int main(int argc, char** argv) {
                         const std::string problem = simulate(L, input, pairs, true);
                         runs++;
                         if (!problem.empty())
-                            fail(std::to_string(1 << d) + " GPUs x " + std::to_string(1 << (D - d)) + " blocks of " +
+                            check(false, std::to_string(1 << d) + " GPUs x " + std::to_string(1 << (D - d)) + " blocks of " +
                                  std::to_string(S) + (pairs ? " pairs, " : " keys, ") + kInputs[kind] + " input: " + problem);
                     }
     printf("%ld sorts of 1 .. 6400 keys and (key, value) pairs on 1 .. 64 ranks, every split between GPUs and\n"
            "  blocks, the library's merge as it pads: every step equal to the single-array network (blocks of 2^k\n"
            "  keys), the result equal to std::sort, every merge given a bitonic block, every exchange matched: %s\n",
-           runs, failures > failures_before_runs ? "FAILED" : "checked");
+           runs, check.failed() > failures_before_runs ? "FAILED" : "checked");
+}
 
+// 4. Every 0-1 input of up to 16 keys (the 0-1 principle: the schedule sorts them all).
+static void check_zero_one(ch12::Checks& check) {
     // ---- 4. every 0-1 input of up to 16 keys (the 0-1 principle: the schedule sorts them all)
     long inputs01 = 0;
-    const int failures_before = failures;
+    const int failures_before = check.failed();
     for (int D = 0; D <= 4; D++)
         for (uint64_t S : {1ull, 2ull, 3ull, 4ull, 5ull, 7ull, 8ull, 16ull}) {
             const uint64_t n = S << D;
@@ -350,14 +350,17 @@ int main(int argc, char** argv) {
                     const std::string problem = simulate(L, input, false, false);
                     inputs01++;
                     if (!problem.empty()) {
-                        fail("0-1 input " + std::to_string(bits) + " of " + std::to_string(n) + " keys: " + problem);
+                        check(false, "0-1 input " + std::to_string(bits) + " of " + std::to_string(n) + " keys: " + problem);
                         break;
                     }
                 }
             }
         }
-    printf("%ld 0-1 inputs of up to 16 keys (2^D ranks of S keys: GPUs and blocks per GPU half and half): %s\n", inputs01, failures > failures_before ? "FAILED" : "sorted");
+    printf("%ld 0-1 inputs of up to 16 keys (2^D ranks of S keys: GPUs and blocks per GPU half and half): %s\n", inputs01, check.failed() > failures_before ? "FAILED" : "sorted");
+}
 
+// 5. The checks catch schedules broken on purpose.
+static void check_broken(ch12::Checks& check, std::mt19937& rng) {
     // ---- 5. the checks catch schedules broken on purpose
     const struct {
         Broken broken;
@@ -367,7 +370,7 @@ int main(int argc, char** argv) {
                   {Broken::local_skipped, "in-memory compare-splits left out"},
                   {Broken::exchange_with_self, "an exchange with the wrong GPU"},
                   {Broken::values_never_flipped, "pairs' values never complemented in descending blocks"}};
-    const int failures_before_broken = failures;
+    const int failures_before_broken = check.failed();
     // Does some input of 2^log_gpus GPUs x 2^log_sub blocks of `sub` pairs show the break?
     auto caught = [&](Broken how, int log_gpus, int log_sub, uint64_t sub, bool against_network) {
         Layout L;
@@ -380,14 +383,27 @@ int main(int argc, char** argv) {
         return false;
     };
     for (const auto& b : broken)
-        if (!caught(b.broken, 2, 1, 8, true)) fail(std::string("a schedule with ") + b.what + " passed the checks");
+        if (!caught(b.broken, 2, 1, 8, true)) check(false, std::string("a schedule with ") + b.what + " passed the checks");
     // Why the values are complemented: without it, the library's padded merge loses pairs.
     if (!caught(Broken::values_never_flipped, 1, 1, 5, false))
-        fail("pairs in blocks of 5 with values never complemented passed the checks (no network to compare)");
+        check(false, "pairs in blocks of 5 with values never complemented passed the checks (no network to compare)");
     printf("schedules broken on purpose (wrong side kept, merges or in-memory steps left out, wrong partner,\n"
            "  values not complemented, also in blocks of 5 pairs with no network to compare): %s\n",
-           failures > failures_before_broken ? "NOT ALL CAUGHT" : "all caught");
+           check.failed() > failures_before_broken ? "NOT ALL CAUGHT" : "all caught");
+}
 
-    printf("schedule test: %s\n", failures ? "FAILED" : "all passed");
-    return failures ? 1 : 0;
+int main(int argc, char** argv) {
+    ch12::CommandLine cl(argc, argv, "",
+                         "  Checks the multi-GPU bitonic schedule (schedule.h) on the CPU, for 1 to 64 ranks,\n"
+                         "  against the single-array network and std::sort. Needs no GPU.\n");
+    cl.parse();
+    ch12::Checks check(20);
+    check_shape(check);
+    check_layouts(check);
+    std::mt19937 rng(12);
+    check_every_split(check, rng);
+    check_zero_one(check);
+    check_broken(check, rng);
+    printf("schedule test: %s\n", check.ok() ? "all passed" : "FAILED");
+    return check.ok() ? 0 : 1;
 }

@@ -1,14 +1,16 @@
-// ch12/extras/sort/sort_request.h -- the sort library's plain C++ half: the
-// designs by name, what a request is, what is wrong with one, and how one is
-// carried out (the plan). No CUDA here: g++ compiles it (with
-// sort_request.cpp) into the CPU-only test request_test.cpp, which checks
-// this arithmetic on any machine. bitonic_sort.cuh, the library's API,
-// includes it; what a GPU allows (limits, profiles, tuning) is in tuning.h.
+// ch12/extras/sort/include/bitonic/sort_request.h -- part of the sort
+// library's API, its plain C++ half: the designs by name, what a request is,
+// what is wrong with one, and how one is carried out (the plan). No CUDA
+// here: g++ compiles it (with src/sort_request.cpp) into the CPU-only test
+// test_sort_request.cpp, which checks this arithmetic on any machine.
+// bitonic_sort.cuh, the library's API, includes it; what a GPU allows
+// (limits, profiles, tuning) is in tuning.h.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include "ch12/status.h"  // the companion's one Status: every call of the library returns one
 #include "key_types.h"
 
 namespace bitonic {
@@ -54,20 +56,17 @@ struct Request {
 constexpr uint64_t kMaxPaddedKeys = uint64_t(1) << 31;
 constexpr uint64_t kMaxSpan = uint64_t(1) << 40;
 
-// What went wrong, by kind. Status (bitonic_sort.cuh) adds CUDA's own error.
-enum class Errc : int { ok = 0, bad_request, null_pointer, misaligned, scratch_too_small, unsupported, cuda };
-const char* errc_name(Errc e);  // "bad request", "null pointer", ...
+// What went wrong: the companion's one Status (common/include/ch12/status.h):
+// a kind (bad_request, null_pointer, misaligned, scratch_too_small,
+// unsupported, cuda), CUDA's own error when CUDA failed, and the words.
+using ch12::Errc;
+using ch12::Status;
+using ch12::errc_name;  // "bad request", "null pointer", ...
+using ch12::message;    // one line for a human
 
-// A finding of the host-only checks: its kind, and a static text.
-struct Problem {
-    Errc code = Errc::ok;
-    const char* detail = "";
-    bool ok() const { return code == Errc::ok; }
-};
-
-// What is wrong with a request, if anything. Overflow-safe, and finite for
-// every value of every field.
-Problem check_request(const Request& r);
+// What is wrong with a request, if anything (Errc::bad_request, with a static
+// text). Overflow-safe, and finite for every value of every field.
+Status check_request(const Request& r);
 
 // ---- how a request is carried out -------------------------------------------------------
 // Every design sorts "words" (words.cuh): each array padded up to P =
@@ -103,7 +102,7 @@ constexpr size_t kAlignment = 16;
 
 // What is wrong with the arguments of a sort of request r (planned as p),
 // if anything: null or misaligned pointers, or too little scratch.
-Problem check_call(const Request& r, const Plan& p, const void* keys, const void* values, const void* scratch,
+Status check_call(const Request& r, const Plan& p, const void* keys, const void* values, const void* scratch,
                    size_t scratch_size);
 
 }  // namespace bitonic

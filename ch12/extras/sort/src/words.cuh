@@ -1,8 +1,8 @@
-// ch12/extras/sort/words.cuh -- what the three designs share: the words
+// ch12/extras/sort/src/words.cuh -- what the three designs share: the words
 // they sort, how keys become words and back, and where words live.
 //
 // A word is what one compare-exchange orders with a plain unsigned min/max:
-//   keys only:   uint32_t, the key's order bits (encode(), common/key_types.h);
+//   keys only:   uint32_t, the key's order bits (encode(), include/bitonic/key_types.h);
 //   pairs:       uint64_t, order bits << 32 | value -- the value travels with
 //                its key, and equal keys are ordered by value.
 // Descending order is ascending order on complemented order bits.
@@ -17,12 +17,12 @@
 #include <cstdint>
 #include <cuda_runtime.h>
 
-#include "key_types.h"
+#include "bitonic/key_types.h"
 
 namespace bitonic {
 namespace detail {
 
-// ---- keys <-> order bits: common/key_types.h ---------------------------------------
+// ---- keys <-> order bits: include/bitonic/key_types.h ---------------------------------------
 // encode(x) = x ^ (x's sign bit ? a : 0) ^ b, one formula for every key type
 // and both orders (a Codec); decode() is its inverse.
 using bitonic::Codec;

@@ -1,4 +1,4 @@
-// ch12/extras/sort/design_fast.cuh -- the same network engineered for a
+// ch12/extras/sort/src/design_fast.cuh -- the same network engineered for a
 // Hopper GPU (H100/H200), and still correct (without clusters) before it.
 //
 // THE IDEAS, in the order they buy time (each is explained again where used):
@@ -408,7 +408,7 @@ inline Status launch_global(const Planes& io, uint32_t n, int nb, int b, uint32_
         case 3: global_kernel<3, W><<<blocks, kGlobalThreads, 0, stream>>>(io, n, b, k); break;
         default: global_kernel<4, W><<<blocks, kGlobalThreads, 0, stream>>>(io, n, b, k); break;
     }
-    BITONIC_LAUNCHED("fast: global_kernel launch");
+    CH12_TRY(::ch12::kernel_launch("fast: global_kernel launch"));
     return {};
 }
 
@@ -432,11 +432,11 @@ inline Status configure_tiles(int device, size_t spread_bytes) {
     TileAttributes& a = tile_attributes<kTileBits, kScratch, W>();
     const bool cached = device >= 0 && device < detail::kAttributeDevices;
     if (kTileBits - kBlockBits == 4 && !(cached && a.non_portable[device].load(std::memory_order_acquire))) {
-        BITONIC_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+        CH12_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
         if (cached) a.non_portable[device].store(true, std::memory_order_release);
     }
     if (spread_bytes > 0 && !(cached && a.dynamic_smem[device].load(std::memory_order_acquire) >= spread_bytes)) {
-        BITONIC_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)spread_bytes));
+        CH12_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)spread_bytes));
         if (cached) a.dynamic_smem[device].store(spread_bytes, std::memory_order_release);
     }
     return {};
@@ -449,7 +449,7 @@ inline Status launch_tiles(const Planes& io, uint32_t blocks, uint32_t k, int se
                            const Launch& l) {
     auto kernel = tile_kernel<kTileBits, kScratch, W>;
     if (kTileBits - kBlockBits == 4 || spread_bytes > 0)
-        BITONIC_TRY((configure_tiles<kTileBits, kScratch, W>(l.device, spread_bytes)));
+        CH12_TRY((configure_tiles<kTileBits, kScratch, W>(l.device, spread_bytes)));
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(blocks);
     config.blockDim = dim3(kThreads);
@@ -463,7 +463,7 @@ inline Status launch_tiles(const Planes& io, uint32_t blocks, uint32_t k, int se
     config.attrs = attribute;
     config.numAttrs = (kTileBits > kBlockBits) ? 1 : 0;
     const cudaError_t e = cudaLaunchKernelEx(&config, kernel, io, k, seg_bits);
-    if (e != cudaSuccess) return detail::cuda_failed(e, "fast: tile_kernel launch (cudaLaunchKernelEx)");
+    CH12_TRY((ch12::KernelLaunch{e, "fast: tile_kernel launch (cudaLaunchKernelEx)"}));
     return {};
 }
 
@@ -505,7 +505,7 @@ inline Status stage(const Planes& io, int st, const Launch& l) {
     int bit = st - 1;
     for (int i = 0; i < launches; ++i) {
         const int nb = (global_bits * (i + 1)) / launches - (global_bits * i) / launches;
-        BITONIC_TRY(launch_global<W>(io, n, nb, bit - nb + 1, k, l.stream));
+        CH12_TRY(launch_global<W>(io, n, nb, bit - nb + 1, k, l.stream));
         bit -= nb;
     }
     return launch_tiles<kTileBits, false, W>(io, blocks, k, io.seg_bits, 0, l);
@@ -514,8 +514,8 @@ inline Status stage(const Planes& io, int st, const Launch& l) {
 // Whole sorts of dense planes: tiles sorted from scratch, then every later stage.
 template <int kTileBits, typename W>
 inline Status sort_dense_tiles(const Planes& io, const Launch& l) {
-    BITONIC_TRY((launch_tiles<kTileBits, true, W>(io, (uint32_t)(io.total >> kBlockBits), 0, io.seg_bits, 0, l)));
-    for (int st = kTileBits + 1; st <= io.seg_bits; ++st) BITONIC_TRY((stage<kTileBits, W>(io, st, l)));
+    CH12_TRY((launch_tiles<kTileBits, true, W>(io, (uint32_t)(io.total >> kBlockBits), 0, io.seg_bits, 0, l)));
+    for (int st = kTileBits + 1; st <= io.seg_bits; ++st) CH12_TRY((stage<kTileBits, W>(io, st, l)));
     return {};
 }
 
@@ -541,7 +541,7 @@ struct Ops {
         if (p.seg_bits < kBlockBits) {
             const uint32_t blocks = (uint32_t)((p.total + kBlockWords - 1) / kBlockWords);
             merge_small_kernel<W><<<blocks, kThreads, 0, l.stream>>>(p, p.seg_bits);
-            BITONIC_LAUNCHED("fast: merge_small_kernel launch");
+            CH12_TRY(::ch12::kernel_launch("fast: merge_small_kernel launch"));
             return {};
         }
         if (p.seg_bits >= kBlockBits + 4 && l.tuning.fast_cluster == 16) return stage<kBlockBits + 4, W>(p, p.seg_bits, l);

@@ -1,5 +1,6 @@
-// ch12/extras/sort/tuning.h -- what a GPU allows, and the library's choices
-// for it (its tuning policy), in one small file, as CUB keeps its policies.
+// ch12/extras/sort/include/bitonic/tuning.h -- part of the sort library's
+// API: what a GPU allows, and the library's choices for it (its tuning
+// policy), in one small file, as CUB keeps its policies.
 //
 //   Limits   what a device allows: read from the device once per device
 //            (bitonic::device_limits), or named in a profile;
@@ -12,7 +13,7 @@
 //            cluster size, tile size, the "spread", the grid of the
 //            grid-stride kernels.
 //
-// No CUDA here: g++ compiles it for the CPU-only test (request_test.cpp).
+// No CUDA here: g++ compiles it for the CPU-only test (test_sort_request.cpp).
 #pragma once
 
 #include <cstddef>
@@ -74,6 +75,6 @@ struct Tuning {
 
 // The tuning for these limits, or Errc::unsupported when the library's
 // kernels cannot run within them.
-Problem tune(const Limits& limits, Tuning* out);
+Status tune(const Limits& limits, Tuning* out);
 
 }  // namespace bitonic

@@ -1,5 +1,5 @@
 // Chapter 12 extra -- the sort library's host-only arithmetic, tested on the
-// CPU (no CUDA, no GPU: g++ compiles this file with sort_request.cpp).
+// CPU (no CUDA, no GPU: g++ compiles this file with src/sort_request.cpp).
 //
 //   bitonic_request_test
 //
@@ -16,7 +16,7 @@
 // * sort_cases.h's batches: a request check() accepts never crashes
 //   make_batch (a batch too large for this machine is refused with a reason),
 //   merges get bitonic arrays, and check_batch sees a wrong result;
-// * safe_output.h (the benchmark's CSV): a file is replaced only by
+// * sort_programs.h's SafeOutput (the benchmark's CSV): a file is replaced only by
 //   commit(); a discarded, failed or exited run leaves it byte for byte and
 //   leaves no temporary file behind.
 // Ends with "N checks passed, M failed"; exit 1 when any failed.
@@ -32,24 +32,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "key_types.h"
-#include "safe_output.h"
+#include "bitonic/key_types.h"
+#include "bitonic/sort_request.h"
+#include "bitonic/tuning.h"
+#include "check.h"
 #include "sort_cases.h"
-#include "sort_request.h"
-#include "tuning.h"
+#include "sort_programs.h"
 
 using namespace bitonic;
 
-static int g_passed = 0, g_failed = 0;
-
-static void expect(bool ok, const std::string& what) {
-    if (ok) {
-        g_passed++;
-    } else {
-        g_failed++;
-        if (g_failed <= 40) std::printf("FAIL: %s\n", what.c_str());
-    }
-}
+static ch12::Checks expect(40);
 
 static std::string describe(const Request& r) {
     return "count " + std::to_string(r.count) + ", len " + std::to_string(r.len) + ", stride " + std::to_string(r.stride);
@@ -92,7 +84,7 @@ static void test_size_t_edges() {
         for (size_t len : edges)
             for (size_t stride : edges) {
                 const Request r = request(count, len, stride);
-                const Problem p = check_request(r);  // must return: CTest's TIMEOUT watches
+                const Status p = check_request(r);  // must return: CTest's TIMEOUT watches
                 const bool want = reference_accepts(r);
                 total++;
                 if (p.ok() == want && (p.ok() || p.code == Errc::bad_request)) agreed++;
@@ -427,13 +419,13 @@ static void test_safe_output() {
     const std::string precious = "precious\n1,2,3\n";
     write_file(target, precious);
     chmod(target.c_str(), 0640);
-    expect(cases::SafeOutput::check(target).empty(), "check: an existing file in a writable folder");
-    expect(cases::SafeOutput::check(dir + "/new.csv").empty(), "check: a new file in a writable folder");
-    expect(cases::SafeOutput::check(dir + "/no/such/f.csv").find("does not exist") != std::string::npos,
+    expect(ch12::SafeOutput::check(target).empty(), "check: an existing file in a writable folder");
+    expect(ch12::SafeOutput::check(dir + "/new.csv").empty(), "check: a new file in a writable folder");
+    expect(ch12::SafeOutput::check(dir + "/no/such/f.csv").find("does not exist") != std::string::npos,
            "check: a folder that does not exist");
-    expect(cases::SafeOutput::check(dir).find("folder") != std::string::npos, "check: a folder is no file");
+    expect(ch12::SafeOutput::check(dir).find("folder") != std::string::npos, "check: a folder is no file");
     {
-        cases::SafeOutput out;
+        ch12::SafeOutput out;
         expect(out.open(target).empty(), "open an existing file");
         std::fprintf(out.file(), "half a run\n");
         expect(files_in(dir) == 2, "while open: the file and one temporary file");
@@ -441,14 +433,14 @@ static void test_safe_output() {
     }
     expect(read_file(target) == precious && files_in(dir) == 1, "a discarded run leaves the file byte for byte, no temporary");
     {
-        cases::SafeOutput out;
+        ch12::SafeOutput out;
         out.open(target);
         std::fprintf(out.file(), "never committed\n");
     }  // destroyed without commit()
     expect(read_file(target) == precious && files_in(dir) == 1, "a run that never commits leaves the file as it was");
     const pid_t child = fork();
     if (child == 0) {  // a run that ends in exit(1) half way (CUDA_CHECK's path)
-        cases::SafeOutput out;
+        ch12::SafeOutput out;
         out.open(target);
         std::fprintf(out.file(), "interrupted\n");
         std::fflush(out.file());
@@ -458,7 +450,7 @@ static void test_safe_output() {
     waitpid(child, &status, 0);
     expect(read_file(target) == precious && files_in(dir) == 1, "a run that exits half way leaves the file, no temporary");
     {
-        cases::SafeOutput out;
+        ch12::SafeOutput out;
         out.open(target);
         std::fprintf(out.file(), "new results\n");
         expect(out.commit().empty(), "commit");
@@ -470,7 +462,7 @@ static void test_safe_output() {
     const std::string link = dir + "/link.csv";
     expect(symlink(target.c_str(), link.c_str()) == 0, "a symbolic link to the file");
     {
-        cases::SafeOutput out;
+        ch12::SafeOutput out;
         out.open(link);
         std::fprintf(out.file(), "through the link\n");
         out.commit();
@@ -479,7 +471,7 @@ static void test_safe_output() {
     expect(lstat(link.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode) && read_file(target) == "through the link\n",
            "a link is followed: the file it names is replaced, the link stays");
     {
-        cases::SafeOutput out;
+        ch12::SafeOutput out;
         expect(out.open("/dev/null").empty() && out.commit().empty(), "/dev/null is written directly");
     }
     expect(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode), "/dev/null is still a device");
@@ -497,6 +489,6 @@ int main() {
     test_profiles();
     test_batches();
     test_safe_output();
-    std::printf("%d checks passed, %d failed\n", g_passed, g_failed);
-    return g_failed == 0 ? 0 : 1;
+    std::printf("%d checks passed, %d failed\n", expect.passed(), expect.failed());
+    return expect.ok() ? 0 : 1;
 }

@@ -1,9 +1,26 @@
-// ch12/extras/sort/safe_output.h -- how the benchmark writes its CSV without
-// ever losing the file it replaces: into a temporary file in the same
-// folder, renamed over the target only when the whole run succeeded. A run
-// that fails, is skipped (no GPU), ends in a CUDA error (exit 1) or is
-// stopped (Ctrl-C, SIGTERM) leaves an existing file byte for byte as it was,
-// and removes its temporary file.
+// ch12/extras/sort/support/sort_programs.h -- what the programs around the
+// sort library share, and the library itself does not have (it is no part of
+// the library's API: CMake target ch12_sort_programs):
+//
+//   inputs             the one list of input kinds (input_kinds.h) and the
+//                      --input option: input_option(), input_choices()
+//   profile by name    the --profile option: profile_option(), profile_list()
+//                      (the library's bitonic::profile_by_name())
+//   a checked CSV      SafeOutput: a file written through a temporary one,
+//                      renamed over it only when the whole run succeeded
+//   ending on a Status ch12::exit_status() (ch12/status.h): the one place a
+//                      program turns a Status into its exit status
+//
+// Used by the sort library's runner, tests and benchmark, the GLSL host
+// (ch12/extras/glsl: no CUDA there; only the inline pieces it calls are
+// compiled) and the multi-GPU sort (ch12/extras/multi_gpu).
+//
+// ---- SafeOutput ---------------------------------------------------------------------
+// How a program writes its CSV without ever losing the file it replaces:
+// into a temporary file in the same folder, renamed over the target only
+// when the whole run succeeded. A run that fails, is skipped (no GPU), ends
+// in a CUDA error (exit 1) or is stopped (Ctrl-C, SIGTERM) leaves an
+// existing file byte for byte as it was, and removes its temporary file.
 //
 //   std::string problem = SafeOutput::check(path);   // before the GPU check: exit 2 if not ""
 //   ... require a GPU ...
@@ -25,7 +42,45 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace cases {
+#include "bitonic/tuning.h"  // the profiles
+#include "ch12/status.h"     // exit_status()
+#include "cli.h"
+#include "input_kinds.h"
+
+namespace ch12 {
+
+// ---- inputs -------------------------------------------------------------------------
+// "uniform, sorted, reverse, equal, few-unique or special", for a usage text.
+inline std::string input_choices() {
+    std::string list;
+    for (int i = 0; i < kInputCount; i++)
+        list += std::string(i == 0 ? "" : i + 1 == kInputCount ? " or " : ", ") + kInputNames[i];
+    return list;
+}
+// --input KIND: the kind, or `fallback` when the option is absent.
+inline Input input_option(const CommandLine& cl, Input fallback = Input::uniform) {
+    return (Input)cl.choice("--input", kInputNames, (int)fallback);
+}
+
+// ---- profile by name ------------------------------------------------------------------
+// "t4, a100, rtx3060, rtx4090, h100": the library's profiles, for a usage text.
+inline std::string profile_list() {
+    std::string list;
+    for (const bitonic::Profile* p = bitonic::kProfiles; p->name; ++p) list += (list.empty() ? "" : ", ") + std::string(p->name);
+    return list;
+}
+// --profile NAME: that profile (the library's bitonic::profile_by_name()), or
+// nullptr when the option is absent; a name that is no profile is a bad
+// command line.
+inline const bitonic::Profile* profile_option(const CommandLine& cl) {
+    const char* name = cl.value("--profile");
+    if (name == nullptr) return nullptr;
+    const bitonic::Profile* p = bitonic::profile_by_name(name);
+    if (p == nullptr) cl.fail(std::string("--profile wants one of ") + profile_list() + ", not '" + name + "'");
+    return p;
+}
+
+// ---- a checked CSV ----------------------------------------------------------------------
 
 class SafeOutput {
   public:
@@ -113,6 +168,10 @@ class SafeOutput {
         return "";
     }
 
+    // For a process that must end at once (std::_Exit runs no atexit clean-up):
+    // removes the temporary file, if any; the target stays as it was.
+    static void abandon() { remove_temp(); }
+
     // Gives up: closes and removes the temporary file; the target stays as it was.
     void discard() {
         if (file_) std::fclose(file_);
@@ -162,4 +221,4 @@ class SafeOutput {
     std::string target_;
 };
 
-}  // namespace cases
+}  // namespace ch12

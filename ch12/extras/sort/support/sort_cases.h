@@ -1,8 +1,9 @@
-// ch12/extras/sort/sort_cases.h -- what the runner, the tests and the
-// benchmark share on the host: the key sets, the batches (bitonic ones for
-// merges), and the check of a result against the CPU (std::sort, by the
-// library's own order: common/key_types.h). Plain C++: the CPU-only test
-// (request_test.cpp) makes batches with it too.
+// ch12/extras/sort/support/sort_cases.h -- what the sort library's runner,
+// tests and benchmark share on the host (no part of the library): the key
+// sets of each input kind (support/input_kinds.h), the batches (bitonic ones
+// for merges), and the check of a result against the CPU (std::sort, by the
+// library's own order: bitonic/key_types.h). Plain C++: the CPU-only test
+// (test_sort_request.cpp) makes batches with it too.
 #pragma once
 
 #include <algorithm>
@@ -18,14 +19,14 @@
 #include <utility>
 #include <vector>
 
-#include "sort_request.h"
-#include "tuning.h"
+#include "bitonic/sort_request.h"
+#include "bitonic/tuning.h"
+#include "input_kinds.h"
 
 namespace cases {
 
-enum class Input { uniform, sorted, reverse, equal, few_unique, special };
-constexpr const char* kInputNames[] = {"uniform", "sorted", "reverse", "equal", "few-unique", "special", nullptr};
-inline const char* input_name(Input i) { return kInputNames[(int)i]; }
+using ch12::Input;  // the one list of input kinds
+using ch12::input_name;
 
 // Floats that every float sort must get right: both zeros, both infinities,
 // NaNs of both signs (two payloads), denormals, the extremes, and repeats.
@@ -225,20 +226,6 @@ inline Verdict check_batch(const bitonic::Request& r, const Batch& in, const std
         }
     }
     return v;
-}
-
-// The profiles' names (tuning.h), null-terminated as ch12::CommandLine::choice()
-// takes them, and as a comma list for a usage text.
-inline std::vector<const char*> profile_names() {
-    std::vector<const char*> names;
-    for (const bitonic::Profile* p = bitonic::kProfiles; p->name; ++p) names.push_back(p->name);
-    names.push_back(nullptr);
-    return names;
-}
-inline std::string profile_list() {
-    std::string list;
-    for (const bitonic::Profile* p = bitonic::kProfiles; p->name; ++p) list += (list.empty() ? "" : ", ") + std::string(p->name);
-    return list;
 }
 
 }  // namespace cases

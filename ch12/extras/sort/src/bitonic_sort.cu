@@ -1,4 +1,4 @@
-// ch12/extras/sort/bitonic_sort.cu -- the library's one CUDA translation
+// ch12/extras/sort/src/bitonic_sort.cu -- the library's one CUDA translation
 // unit: the designs are compiled here once, and run, test and bench link it.
 //
 // How a request is carried out (the plan: sort_request.cpp):
@@ -16,7 +16,7 @@
 //      Padding an array with the largest word would break its bitonic shape;
 //      copies of its last word keep it (a flat run beside that word), and
 //      the unpack leaves exactly that many copies out again.
-#include "bitonic_sort.cuh"
+#include "bitonic/bitonic_sort.cuh"
 
 #include <algorithm>
 #include <memory>
@@ -24,6 +24,7 @@
 #include <string>
 
 #include "design.cuh"
+#include "device_buffer.h"  // the Sorter's scratch: ch12::DeviceBuffer
 #include "words.cuh"
 // The designs: one header each (and one line of BITONIC_DESIGNS).
 #include "design_chapter.cuh"
@@ -60,19 +61,17 @@ const DesignRow kRows[] = {BITONIC_DESIGNS(BITONIC_DESIGN_ROW)};
 #undef BITONIC_DESIGN_ROW
 static_assert(sizeof kRows / sizeof kRows[0] == sizeof kDesigns / sizeof kDesigns[0] - 1, "one row per design");
 
-Status from(const Problem& p) { return Status{p.code, cudaSuccess, p.detail}; }
-
 // ---- the devices' limits, read once per device ---------------------------------------
 Status read_limits(int device, Limits* out) {
     int major = 0, minor = 0, sms = 0, threads = 0, optin = 0, per_sm = 0, reserved = 0, clusters = 0;
-    BITONIC_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-    BITONIC_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-    BITONIC_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    BITONIC_CUDA(cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, device));
-    BITONIC_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    BITONIC_CUDA(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
-    BITONIC_CUDA(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device));
-    BITONIC_CUDA(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
+    CH12_TRY(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    CH12_TRY(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+    CH12_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    CH12_TRY(cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+    CH12_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    CH12_TRY(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+    CH12_TRY(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device));
+    CH12_TRY(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
     Limits l;
     l.cc = major * 10 + minor;
     l.sms = sms;
@@ -81,7 +80,7 @@ Status read_limits(int device, Limits* out) {
     l.smem_per_sm = (size_t)per_sm;
     l.smem_reserved = (size_t)reserved;
     l.max_cluster = 1;
-    if (clusters) BITONIC_TRY(fast::max_cluster(device, l.cc, &l.max_cluster));
+    if (clusters) CH12_TRY(fast::max_cluster(device, l.cc, &l.max_cluster));
     *out = l;
     return {};
 }
@@ -98,7 +97,7 @@ int g_slot_count = 0;
 // The current device and its limits: read the first time, kept after (a
 // failed read is not kept: it is tried again next time).
 Status current_device(int* device, Limits* limits) {
-    BITONIC_CUDA(cudaGetDevice(device));
+    CH12_TRY(cudaGetDevice(device));
     std::call_once(g_slots_once, [] {
         int n = 0;
         if (cudaGetDeviceCount(&n) != cudaSuccess || n < 0) {
@@ -112,7 +111,7 @@ Status current_device(int* device, Limits* limits) {
     DeviceSlot& slot = g_slots[*device];
     std::lock_guard<std::mutex> lock(slot.mutex);
     if (!slot.ready) {
-        BITONIC_TRY(read_limits(*device, &slot.limits));
+        CH12_TRY(read_limits(*device, &slot.limits));
         slot.ready = true;
     }
     *limits = slot.limits;
@@ -128,9 +127,8 @@ struct Context {
 };
 Status prepare(const Request& r, const Profile* profile, Context* c) {
     Limits device;
-    BITONIC_TRY(current_device(&c->device, &device));
-    const Problem p = tune(lowered(device, profile), &c->tuning);
-    if (!p.ok()) return from(p);
+    CH12_TRY(current_device(&c->device, &device));
+    CH12_TRY(tune(lowered(device, profile), &c->tuning));
     c->plan = make_plan(r, kRows[(int)r.design].fused_words(c->tuning));
     return {};
 }
@@ -242,18 +240,18 @@ Status run(const Request& r, const Context& c, void* d_keys, uint32_t* d_values,
     const uint32_t blocks = (uint32_t)std::min<uint64_t>((plan.total + threads - 1) / threads, c.tuning.stream_blocks);
     if (convert) {
         detail::pack_kernel<<<blocks, threads, 0, stream>>>(user, work.keys, work.values, plan.pad_copies);
-        BITONIC_LAUNCHED("pack_kernel launch");
+        CH12_TRY(::ch12::kernel_launch("pack_kernel launch"));
     }
-    BITONIC_TRY((plan.merge ? design.merge_dense[w] : design.sort_dense[w])(work, launch));
+    CH12_TRY((plan.merge ? design.merge_dense[w] : design.sort_dense[w])(work, launch));
     if (bounds) {
         const uint32_t b = (uint32_t)((r.count + threads - 1) / threads);
         if (plan.pairs) detail::bounds_kernel<uint64_t><<<b, threads, 0, stream>>>(user, work.keys, work.values, bounds);
         else detail::bounds_kernel<uint32_t><<<b, threads, 0, stream>>>(user, work.keys, work.values, bounds);
-        BITONIC_LAUNCHED("bounds_kernel launch");
+        CH12_TRY(::ch12::kernel_launch("bounds_kernel launch"));
     }
     if (convert) {
         detail::unpack_kernel<<<blocks, threads, 0, stream>>>(work.keys, work.values, user, bounds);
-        BITONIC_LAUNCHED("unpack_kernel launch");
+        CH12_TRY(::ch12::kernel_launch("unpack_kernel launch"));
     }
     return {};
 }
@@ -262,81 +260,80 @@ bool nothing_to_do(const Request& r) { return r.count == 0 || r.len <= 1; }
 
 }  // namespace
 
-std::string message(const Status& s) {
-    if (s.ok()) return "ok";
-    std::string m = std::string("bitonic sort: ") + errc_name(s.code);
-    if (s.code == Errc::cuda)
-        return m + " in " + s.detail + ": " + cudaGetErrorString(s.cuda) + " (" + cudaGetErrorName(s.cuda) + ")";
-    return m + ": " + s.detail;
-}
-
-Status check(const Request& r) { return from(check_request(r)); }
+Status check(const Request& r) { return check_request(r); }
 
 Status device_limits(Limits* out, const Profile* profile) {
     int device = 0;
     Limits l;
-    BITONIC_TRY(current_device(&device, &l));
+    CH12_TRY(current_device(&device, &l));
     *out = lowered(l, profile);
     return {};
 }
 
 Status scratch_bytes(const Request& r, size_t* bytes, const Profile* profile) {
     *bytes = 0;
-    BITONIC_TRY(check(r));
+    CH12_TRY(check(r));
     if (nothing_to_do(r)) return {};
     Context c;
-    BITONIC_TRY(prepare(r, profile, &c));
+    CH12_TRY(prepare(r, profile, &c));
     *bytes = c.plan.scratch;
     return {};
 }
 
 Status sort(const Request& r, void* d_keys, uint32_t* d_values, void* d_scratch, size_t scratch_size,
             cudaStream_t stream, const Profile* profile) {
-    BITONIC_TRY(check(r));
+    CH12_TRY(check(r));
     if (nothing_to_do(r)) return {};
     Context c;
-    BITONIC_TRY(prepare(r, profile, &c));
-    const Problem p = check_call(r, c.plan, d_keys, d_values, d_scratch, scratch_size);
-    if (!p.ok()) return from(p);
+    CH12_TRY(prepare(r, profile, &c));
+    CH12_TRY(check_call(r, c.plan, d_keys, d_values, d_scratch, scratch_size));
     return run(r, c, d_keys, d_values, d_scratch, stream);
 }
 
-Sorter::~Sorter() {
-    if (scratch_) (void)cudaFree(scratch_);
-}
+// The Sorter's scratch: device memory on one device, grown when a request
+// needs more (or needs it on another device).
+struct Sorter::Scratch {
+    ch12::DeviceBuffer<unsigned char> memory;
+    int device = -1;  // where it lives
 
-// Scratch of at least `need` bytes on `device` (the current one).
-static Status grow(void** scratch, size_t* bytes, int* on_device, size_t need, int device) {
-    if (need == 0 || (need <= *bytes && device == *on_device)) return {};
-    if (*scratch) {
-        const cudaError_t e = cudaFree(*scratch);
-        *scratch = nullptr;
-        *bytes = 0;
-        if (e != cudaSuccess) return detail::cuda_failed(e, "cudaFree (the Sorter's old scratch)");
+    // At least `need` bytes on `device` (the current one).
+    static Status grow(std::unique_ptr<Scratch>& scratch, size_t need, int on) {
+        if (!scratch) scratch.reset(new Scratch);  // a Sorter moved from is empty, and usable again
+        return scratch->grow(need, on);
     }
-    BITONIC_CUDA(cudaMalloc(scratch, need));
-    *bytes = need;
-    *on_device = device;
-    return {};
-}
+    Status grow(size_t need, int on) {
+        if (need == 0 || (need <= memory.size() && on == device)) return {};
+        device = -1;
+        CH12_TRY(memory.allocate(need));  // the old scratch freed first
+        device = on;
+        return {};
+    }
+};
+
+Sorter::Sorter(const Profile* profile) : profile_(profile), scratch_(new Scratch) {}
+Sorter::Sorter(Sorter&&) noexcept = default;
+Sorter& Sorter::operator=(Sorter&&) noexcept = default;
+Sorter::~Sorter() = default;
+
+size_t Sorter::scratch_allocated() const { return scratch_ ? scratch_->memory.size() : 0; }
 
 Status Sorter::reserve(const Request& r) {
-    BITONIC_TRY(check(r));
+    CH12_TRY(check(r));
     if (nothing_to_do(r)) return {};
     Context c;
-    BITONIC_TRY(prepare(r, profile_, &c));
-    return grow(&scratch_, &bytes_, &device_, c.plan.scratch, c.device);
+    CH12_TRY(prepare(r, profile_, &c));
+    return Scratch::grow(scratch_, c.plan.scratch, c.device);
 }
 
 Status Sorter::sort(const Request& r, void* d_keys, uint32_t* d_values, cudaStream_t stream) {
-    BITONIC_TRY(check(r));
+    CH12_TRY(check(r));
     if (nothing_to_do(r)) return {};
     Context c;
-    BITONIC_TRY(prepare(r, profile_, &c));
-    BITONIC_TRY(grow(&scratch_, &bytes_, &device_, c.plan.scratch, c.device));
-    const Problem p = check_call(r, c.plan, d_keys, d_values, scratch_, bytes_);
-    if (!p.ok()) return from(p);
-    return run(r, c, d_keys, d_values, scratch_, stream);
+    CH12_TRY(prepare(r, profile_, &c));
+    CH12_TRY(Scratch::grow(scratch_, c.plan.scratch, c.device));
+    void* scratch = scratch_->memory.get();
+    CH12_TRY(check_call(r, c.plan, d_keys, d_values, scratch, scratch_->memory.size()));
+    return run(r, c, d_keys, d_values, scratch, stream);
 }
 
 namespace fast {
@@ -346,10 +343,10 @@ Status max_cluster(int device, int cc, int* out) {
     if (cc < 90) return {};
     auto kernel = tile_kernel<kBlockBits + 4, true, uint32_t>;
     cudaFuncAttributes attributes;
-    BITONIC_CUDA(cudaFuncGetAttributes(&attributes, kernel));
+    CH12_TRY(cudaFuncGetAttributes(&attributes, kernel));
     if (attributes.ptxVersion < 90) return {};  // compiled for an older GPU: its cluster code is a trap
     *out = 8;                                   // the portable cluster size
-    BITONIC_TRY((configure_tiles<kBlockBits + 4, true, uint32_t>(device, 0)));
+    CH12_TRY((configure_tiles<kBlockBits + 4, true, uint32_t>(device, 0)));
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(16);
     config.blockDim = dim3(kThreads);

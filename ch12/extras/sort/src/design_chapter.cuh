@@ -1,4 +1,4 @@
-// ch12/extras/sort/design_chapter.cuh -- the chapter's design at scale.
+// ch12/extras/sort/src/design_chapter.cuh -- the chapter's design at scale.
 //
 // Section 12.3's kernel (63), its compare-exchange as the book writes it, with
 // three changes: the thread index becomes blockIdx.x * blockDim.x +
@@ -52,7 +52,7 @@ struct Ops {
         for (uint32_t k = k_first; k <= P && k != 0; k *= 2) {
             for (uint32_t j = k / 2; j > 0; j /= 2) {
                 bitonic_sort_kernel<W><<<blocks, threads, 0, l.stream>>>(p, n, k, j, P);
-                BITONIC_LAUNCHED("chapter: bitonic_sort_kernel launch");
+                CH12_TRY(::ch12::kernel_launch("chapter: bitonic_sort_kernel launch"));
             }
         }
         return {};
@@ -62,7 +62,7 @@ struct Ops {
     template <typename W>
     static Status merge_dense(const Planes& p, const Launch& l) { return passes<W>(p, 1u << p.seg_bits, l); }
     template <typename W>
-    static Status sort_fused(const Planes&, const Launch&) { return {Errc::unsupported, cudaSuccess, "chapter: no fused sort"}; }
+    static Status sort_fused(const Planes&, const Launch&) { return ch12::failure(Errc::unsupported, "chapter: no fused sort"); }
 };
 
 }  // namespace chapter

@@ -1,15 +1,17 @@
-// ch12/extras/sort/sort_request.cpp -- the host-only half of the sort
-// library (sort_request.h, tuning.h): request checks, plans, profiles and the
-// tuning policy. Compiled into the library, and by g++ alone into the
-// CPU-only test request_test.cpp.
-#include "sort_request.h"
+// ch12/extras/sort/src/sort_request.cpp -- the host-only half of the sort
+// library (bitonic/sort_request.h, bitonic/tuning.h): request checks, plans,
+// profiles and the tuning policy. Compiled into the library, and by g++ alone
+// into the CPU-only test test_sort_request.cpp.
+#include "bitonic/sort_request.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "tuning.h"
+#include "bitonic/tuning.h"
 
 namespace bitonic {
+
+using ch12::failure;
 
 // ---- the designs by name --------------------------------------------------------------
 #define BITONIC_DESIGN_NAME(name, what) #name,
@@ -31,38 +33,25 @@ bool design_by_name(const char* name, Design* out) {
     return false;
 }
 
-const char* errc_name(Errc e) {
-    switch (e) {
-        case Errc::ok: return "ok";
-        case Errc::bad_request: return "bad request";
-        case Errc::null_pointer: return "null pointer";
-        case Errc::misaligned: return "misaligned pointer";
-        case Errc::scratch_too_small: return "scratch too small";
-        case Errc::unsupported: return "unsupported";
-        case Errc::cuda: return "CUDA error";
-    }
-    return "unknown error";
-}
-
 // ---- the request ------------------------------------------------------------------
 // Every product and sum below is bounded before it is formed: len <= 2^31
 // before P is computed (so the doubling ends), count <= 2^31 / P before
 // count * P, and (count - 1) * stride + len <= 2^40 is checked by division.
-Problem check_request(const Request& r) {
-    if ((int)r.design < 0 || (int)r.design >= kDesignCount) return {Errc::bad_request, "no such design"};
-    if (!valid(r.key_type)) return {Errc::bad_request, "no such key type"};
-    if (!valid(r.order)) return {Errc::bad_request, "no such order"};
+Status check_request(const Request& r) {
+    if ((int)r.design < 0 || (int)r.design >= kDesignCount) return failure(Errc::bad_request, "no such design");
+    if (!valid(r.key_type)) return failure(Errc::bad_request, "no such key type");
+    if (!valid(r.order)) return failure(Errc::bad_request, "no such order");
     const uint64_t count = r.count, len = r.len;
     const uint64_t stride = r.stride ? r.stride : len;
-    if (stride < len) return {Errc::bad_request, "the stride is shorter than an array"};
+    if (stride < len) return failure(Errc::bad_request, "the stride is shorter than an array");
     static const char* const kTooMany =
         "too many keys: count times len rounded up to a power of two must be at most 2^31";
-    if (len > kMaxPaddedKeys) return {Errc::bad_request, kTooMany};
+    if (len > kMaxPaddedKeys) return failure(Errc::bad_request, kTooMany);
     uint64_t P = 1;
     while (P < len) P *= 2;
-    if (count > kMaxPaddedKeys / P) return {Errc::bad_request, kTooMany};
+    if (count > kMaxPaddedKeys / P) return failure(Errc::bad_request, kTooMany);
     if (count > 1 && stride > (kMaxSpan - len) / (count - 1))
-        return {Errc::bad_request, "the batch spans more than 2^40 keys (from its first key to its last)"};
+        return failure(Errc::bad_request, "the batch spans more than 2^40 keys (from its first key to its last)");
     return {};
 }
 
@@ -103,21 +92,21 @@ Plan make_plan(const Request& r, uint64_t fused_words) {
     return p;
 }
 
-Problem check_call(const Request& r, const Plan& p, const void* keys, const void* values, const void* scratch,
+Status check_call(const Request& r, const Plan& p, const void* keys, const void* values, const void* scratch,
                    size_t scratch_size) {
     if (p.nothing) return {};  // nothing is read or written
-    if (keys == nullptr) return {Errc::null_pointer, "the keys pointer is null"};
+    if (keys == nullptr) return failure(Errc::null_pointer, "the keys pointer is null");
     if (r.with_values && values == nullptr)
-        return {Errc::null_pointer, "with_values is set, but the values pointer is null"};
+        return failure(Errc::null_pointer, "with_values is set, but the values pointer is null");
     if ((uintptr_t)keys % kAlignment != 0)
-        return {Errc::misaligned, "the keys must be 16-byte aligned (as cudaMalloc returns them)"};
+        return failure(Errc::misaligned, "the keys must be 16-byte aligned (as cudaMalloc returns them)");
     if (r.with_values && (uintptr_t)values % kAlignment != 0)
-        return {Errc::misaligned, "the values must be 16-byte aligned (as cudaMalloc returns them)"};
+        return failure(Errc::misaligned, "the values must be 16-byte aligned (as cudaMalloc returns them)");
     if (scratch_size < p.scratch)
-        return {Errc::scratch_too_small, "the scratch memory is smaller than scratch_bytes() says this request needs"};
-    if (p.scratch > 0 && scratch == nullptr) return {Errc::null_pointer, "this request needs scratch memory, and its pointer is null"};
+        return failure(Errc::scratch_too_small, "the scratch memory is smaller than scratch_bytes() says this request needs");
+    if (p.scratch > 0 && scratch == nullptr) return failure(Errc::null_pointer, "this request needs scratch memory, and its pointer is null");
     if (p.scratch > 0 && (uintptr_t)scratch % kAlignment != 0)
-        return {Errc::misaligned, "the scratch memory must be 16-byte aligned (as cudaMalloc returns it)"};
+        return failure(Errc::misaligned, "the scratch memory must be 16-byte aligned (as cudaMalloc returns it)");
     return {};
 }
 
@@ -157,11 +146,11 @@ Limits lowered(const Limits& device, const Profile* profile) {
 }
 
 // ---- the tuning policy ------------------------------------------------------------------
-Problem tune(const Limits& l, Tuning* out) {
+Status tune(const Limits& l, Tuning* out) {
     if (l.sms < 1 || l.threads_per_sm < 512)
-        return {Errc::unsupported, "the device (or profile) runs fewer than 512 threads per SM"};
+        return failure(Errc::unsupported, "the device (or profile) runs fewer than 512 threads per SM");
     if (l.smem_per_block < kFastBlockSmem[1])
-        return {Errc::unsupported, "the device (or profile) allows less than 32 KiB of shared memory per block"};
+        return failure(Errc::unsupported, "the device (or profile) allows less than 32 KiB of shared memory per block");
     Tuning t;
     t.limits = l;
     // Clusters of 16 where the tile kernel runs them (Hopper on), else none.

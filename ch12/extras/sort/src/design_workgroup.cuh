@@ -1,4 +1,4 @@
-// ch12/extras/sort/design_workgroup.cuh -- the classic design, as the GLSL
+// ch12/extras/sort/src/design_workgroup.cuh -- the classic design, as the GLSL
 // compute-shader article lays it out (ch12/extras/glsl/ runs the shader
 // itself): 1024-word tiles sorted in shared memory by 512 threads with a
 // barrier after every step; each distance that spans tiles is a launch of
@@ -98,16 +98,16 @@ struct Ops {
         const uint32_t tiles = (total + kTile - 1) / kTile;  // a partial last tile reads the largest word
         if (k_first <= kTile) {
             sort_tiles_kernel<W><<<tiles, kThreads, 0, l.stream>>>(p, (uint32_t)P, (uint32_t)k_first);
-            BITONIC_LAUNCHED("workgroup: sort_tiles_kernel launch");
+            CH12_TRY(::ch12::kernel_launch("workgroup: sort_tiles_kernel launch"));
         }
         // only when P > 1024: total is then a multiple of the tile
         for (uint64_t k = k_first > kTile ? k_first : 2 * kTile; k <= P; k *= 2) {
             for (uint32_t j = (uint32_t)(k / 2); j >= kTile; j /= 2) {
                 global_step_kernel<W><<<total / 2 / 256, 256, 0, l.stream>>>(p, (uint32_t)k, j, (uint32_t)P);
-                BITONIC_LAUNCHED("workgroup: global_step_kernel launch");
+                CH12_TRY(::ch12::kernel_launch("workgroup: global_step_kernel launch"));
             }
             merge_tail_kernel<W><<<tiles, kThreads, 0, l.stream>>>(p, (uint32_t)k, (uint32_t)P);
-            BITONIC_LAUNCHED("workgroup: merge_tail_kernel launch");
+            CH12_TRY(::ch12::kernel_launch("workgroup: merge_tail_kernel launch"));
         }
         return {};
     }
@@ -116,7 +116,7 @@ struct Ops {
     template <typename W>
     static Status merge_dense(const Planes& p, const Launch& l) { return stages<W>(p, uint64_t(1) << p.seg_bits, l); }
     template <typename W>
-    static Status sort_fused(const Planes&, const Launch&) { return {Errc::unsupported, cudaSuccess, "workgroup: no fused sort"}; }
+    static Status sort_fused(const Planes&, const Launch&) { return ch12::failure(Errc::unsupported, "workgroup: no fused sort"); }
 };
 
 }  // namespace workgroup

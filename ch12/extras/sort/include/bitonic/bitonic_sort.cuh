@@ -1,9 +1,14 @@
-// ch12/extras/sort/bitonic_sort.cuh -- bitonic sort as a small library: the API.
+// ch12/extras/sort/include/bitonic/bitonic_sort.cuh -- bitonic sort as a
+// small library: the API. A client includes this header alone (it brings
+// sort_request.h, tuning.h and key_types.h, and the companion's Status,
+// ch12/status.h) and links the CMake target ch12_bitonic_sort, whose include
+// path holds these headers and nothing else: the designs and their words
+// (src/) are the library's own.
 //
 // What it sorts, in device memory:
 //   * keys, or (key, value) pairs -- a 32-bit value per key, which travels
 //     with its key;
-//   * key types uint32, int32 and float (common/key_types.h);
+//   * key types uint32, int32 and float (key_types.h);
 //   * ascending or descending;
 //   * one array of any length, or a batch of `count` arrays of `len` keys,
 //     array a starting at key a * stride (stride = len: back to back);
@@ -16,20 +21,22 @@
 // NaN and -0.0 sort deterministically; -0.0 comes before +0.0.
 //
 // Three designs of the same network (Section 12.3's double loop over stages
-// k and distances j), one header each, listed in sort_request.h:
-//   chapter    design_chapter.cuh    63's kernel at scale: one launch per (k, j)
-//   workgroup  design_workgroup.cuh  1024-key tiles in shared memory, the GLSL
-//                                    article's design; global steps between tiles
-//   fast       design_fast.cuh       16 keys per thread in registers, thread-block
-//                                    clusters on Hopper, four distances per trip
+// k and distances j), listed in sort_request.h, one private header each
+// (src/design_<name>.cuh):
+//   chapter    63's kernel at scale: one launch per (k, j)
+//   workgroup  1024-key tiles in shared memory, the GLSL article's design;
+//              global steps between tiles
+//   fast       16 keys per thread in registers, thread-block clusters on
+//              Hopper, four distances per trip
 //
 // Any length: each array is sorted as if padded up to a power of two P with
 // the largest possible word, which sorts to the end and is never stored.
 // Limits: count * P <= 2^31, and a batch spans at most 2^40 keys.
 //
-// Errors are returned, never ended: every call returns a Status (a kind, and
-// CUDA's own error when CUDA failed), which message() turns into one line.
-// Nothing is launched for a request or arguments that are wrong.
+// Errors are returned, never ended: every call returns a Status (a kind,
+// CUDA's own error when CUDA failed, and the words; ch12/status.h), which
+// message() turns into one line. Nothing is launched for a request or
+// arguments that are wrong.
 //
 // The device: every call works on the current device (cudaGetDevice), whose
 // limits are read once per device and kept. A Profile (tuning.h) makes the
@@ -50,6 +57,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <cuda_runtime.h>
 
@@ -58,15 +66,6 @@
 #include "tuning.h"
 
 namespace bitonic {
-
-// ---- status ---------------------------------------------------------------------------
-struct Status {
-    Errc code = Errc::ok;
-    cudaError_t cuda = cudaSuccess;  // the CUDA error, when code == Errc::cuda
-    const char* detail = "";         // static text: what check() found, or which call failed
-    bool ok() const { return code == Errc::ok; }
-};
-std::string message(const Status& s);  // one line for a human
 
 // ---- the designs, by name (the list is BITONIC_DESIGNS in sort_request.h) -------------
 struct DesignInfo {
@@ -97,22 +96,24 @@ Status sort(const Request& r, void* d_keys, uint32_t* d_values, void* d_scratch,
 
 // Keeps one scratch buffer for all its sorts, allocated the first time a
 // request needs more than it holds, on the device current at that time.
+// Move-only.
 class Sorter {
   public:
-    explicit Sorter(const Profile* profile = nullptr) : profile_(profile) {}
+    explicit Sorter(const Profile* profile = nullptr);
     Sorter(const Sorter&) = delete;
     Sorter& operator=(const Sorter&) = delete;
+    Sorter(Sorter&&) noexcept;
+    Sorter& operator=(Sorter&&) noexcept;
     ~Sorter();
     Status reserve(const Request& r);  // allocate now (outside any timed region)
     Status sort(const Request& r, void* d_keys, uint32_t* d_values, cudaStream_t stream = 0);
-    size_t scratch_allocated() const { return bytes_; }
+    size_t scratch_allocated() const;
     const Profile* profile() const { return profile_; }
 
   private:
+    struct Scratch;  // its device memory (the library's own)
     const Profile* profile_ = nullptr;
-    void* scratch_ = nullptr;
-    size_t bytes_ = 0;
-    int device_ = -1;  // where the scratch lives
+    std::unique_ptr<Scratch> scratch_;
 };
 
 }  // namespace bitonic

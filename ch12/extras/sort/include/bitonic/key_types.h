@@ -1,8 +1,9 @@
-// common/key_types.h -- what a key type means, written once: its name, and
-// the map between a key's 32 bits and the 32 "order bits" whose unsigned
-// order is the key's order, both ways. The sort library (ch12/extras/sort)
-// uses it in its kernels and on the host; its runner, tests and benchmark,
-// and the GLSL host (ch12/extras/glsl), use it on the host.
+// ch12/extras/sort/include/bitonic/key_types.h -- part of the sort library's
+// API: what a key type means, written once: its name, and the map between a
+// key's 32 bits and the 32 "order bits" whose unsigned order is the key's
+// order, both ways. The library uses it in its kernels and on the host; its
+// runner, tests and benchmark, and the GLSL host (ch12/extras/glsl), use it
+// on the host.
 //
 // The order of each key type, as an unsigned order of 32 bits:
 //   uint32  the key itself;
