@@ -19,7 +19,7 @@ from checklib import REPO, WEB, page_session
 
 # The C++ header that defines the programs' kinds of input (--input KIND).
 # If the list moves to another header, change this path.
-CPP_INPUT_KINDS = os.path.join(REPO, "ch12", "extras", "sort", "sort_cases.h")
+CPP_INPUT_KINDS = os.path.join(REPO, "ch12", "extras", "sort", "support", "input_kinds.h")
 
 
 def copy_of_page(dest):
@@ -71,21 +71,14 @@ def check_load_failures(check):
 
 
 def cpp_input_kinds(path=CPP_INPUT_KINDS):
-    """The kinds' names, read from the header: the string literals of the
-    brace-enclosed list that holds "uniform" (names only: lower case, digits, '-')."""
+    """The kinds' names, read from the header's one table: each line
+    X(enumerator, "name", "what it is") of the CH12_INPUT_KINDS macro, in order."""
     with open(path, encoding="utf-8") as f:
         text = re.sub(r"//[^\n]*", "", f.read())
-    for m in re.finditer(r'"uniform"', text):
-        start = text.rfind("{", 0, m.start())
-        depth, end = 0, start
-        for end in range(start, len(text)):
-            depth += {"{": 1, "}": -1}.get(text[end], 0)
-            if depth == 0:
-                break
-        names = re.findall(r'"([^"\\]*)"', text[start:end + 1])
-        if len(names) >= 2 and all(re.fullmatch(r"[a-z][a-z0-9-]*", n) for n in names):
-            return names
-    raise SystemExit(f"FAIL: {os.path.relpath(path, REPO)}: no list of input kinds (a brace list holding \"uniform\")")
+    names = re.findall(r'\bX\(\s*\w+\s*,\s*"([^"\\]*)"', text)
+    if len(names) >= 2 and all(re.fullmatch(r"[a-z][a-z0-9-]*", n) for n in names):
+        return names
+    raise SystemExit(f"FAIL: {os.path.relpath(path, REPO)}: no table of input kinds (lines X(id, \"name\", \"what\"))")
 
 
 # Wrong pages caught: a kind of input the C++ programs have and the page does
