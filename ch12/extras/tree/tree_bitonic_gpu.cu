@@ -39,7 +39,7 @@
 #include <cooperative_groups.h>
 
 #include "cli.h"
-#include "cuda_check.h"
+#include "cuda_check.h"  // require_cuda_device(): no GPU, exit 77
 #include "tree_bitonic.h"
 #include "tree_calls.h"
 #include "tree_cli.h"
@@ -184,6 +184,167 @@ __global__ void __launch_bounds__(kThreads) evaluate(Runtime rt) {
 
 constexpr int kDefaultCutoff = 4;
 
+struct Options {
+    int depth = 0, cutoff = kDefaultCutoff, blocks_per_sm = 1;
+    uint32_t narrow = kThreads;
+    bool trace = false;
+};
+
+// What the sort phase runs: the options, the kernel and its grid, and the
+// sizes of the runtime's frames, task lists and wave counts.
+struct Shape {
+    Options o;
+    void (*kernel)(Runtime);
+    int sms = 0, per_sm = 0;
+    uint64_t frames = 0, tasks = 0;
+    uint32_t max_waves = 1u << 20;
+};
+
+// The runtime's device memory (alive until the sort phase returns).
+struct RuntimeMemory {
+    ch12::DeviceBuffer<waves::Task> list0, list1;
+    ch12::DeviceBuffer<uint32_t> wave_count, wave_now;
+    ch12::DeviceBuffer<Frame> frame_array;
+    ch12::DeviceBuffer<int> error;
+    ch12::DeviceBuffer<Tree> d_root;
+    ch12::DeviceBuffer<unsigned long long> wave_start;
+};
+
+// The runtime's memory, zeroed where it must be, and rt pointing at it.
+static Status allocate_runtime(const Shape& sh, uint64_t* heap, RuntimeMemory* m, Runtime* rt) {
+    *rt = Runtime{};
+    rt->heap = heap;
+    rt->cutoff = sh.o.cutoff;
+    rt->max_waves = sh.max_waves;
+    rt->narrow = sh.o.narrow;
+    if (sh.o.trace) {
+        CH12_TRY(m->wave_start.allocate(sh.max_waves));
+        CH12_TRY(cudaMemset(m->wave_start.get(), 0, sh.max_waves * sizeof(unsigned long long)));
+    }
+    CH12_TRY(m->list0.allocate(sh.tasks));
+    CH12_TRY(m->list1.allocate(sh.tasks));
+    CH12_TRY(m->wave_count.allocate(sh.max_waves));
+    CH12_TRY(m->frame_array.allocate(sh.frames));
+    CH12_TRY(m->wave_now.allocate(1));
+    CH12_TRY(m->error.allocate(2));
+    CH12_TRY(m->d_root.allocate(1));
+    rt->wave_start = m->wave_start.get();
+    rt->list[0] = m->list0.get();
+    rt->list[1] = m->list1.get();
+    rt->wave_count = m->wave_count.get();
+    rt->frames = m->frame_array.get();
+    rt->wave_now = m->wave_now.get();
+    rt->error = m->error.get();
+    rt->root = m->d_root.get();
+    CH12_TRY(cudaMemset(rt->wave_count, 0, sh.max_waves * sizeof(uint32_t)));
+    CH12_TRY(cudaMemset(rt->error, 0, 2 * sizeof(int)));
+    CH12_TRY(cudaMemset(rt->wave_now, 0, sizeof(uint32_t)));
+    CH12_TRY(cudaMemset(rt->root, 0, sizeof(Tree)));
+    return {};
+}
+
+// The lines the runtime adds: tasks and waves, and (--trace-waves) the time
+// spent in waves by how many tasks they hold.
+static Status wave_notes(const Shape& sh, const Runtime& rt, std::vector<std::string>& notes) {
+    const uint32_t max_waves = sh.max_waves;
+    std::vector<uint32_t> waves(max_waves);
+    CH12_TRY(cudaMemcpy(waves.data(), rt.wave_count, max_waves * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    uint32_t nwaves = 0, widest = 0, narrow_waves = 0;
+    uint64_t ran = 0;
+    while (nwaves < max_waves && waves[nwaves]) {
+        widest = std::max(widest, waves[nwaves]);
+        ran += waves[nwaves];
+        narrow_waves += waves[nwaves] <= sh.o.narrow;
+        nwaves++;
+    }
+    char line[320];
+    snprintf(line, sizeof line,
+             "runtime: %llu tasks in %u waves (widest %u; %u narrow, in one block), %llu frames, cutoff %d, "
+             "%d x %d threads",
+             (unsigned long long)ran, nwaves, widest, narrow_waves, (unsigned long long)sh.frames - 1, sh.o.cutoff,
+             sh.sms * sh.per_sm, kThreads);
+    notes.push_back(line);
+    if (!sh.o.trace) return {};
+    // time by wave width: 1 task, up to a block, up to the grid's threads, more
+    std::vector<unsigned long long> t0(max_waves);
+    CH12_TRY(cudaMemcpy(t0.data(), rt.wave_start, max_waves * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+    const uint64_t threads = (uint64_t)sh.sms * sh.per_sm * kThreads;
+    const uint64_t edge[4] = {1, (uint64_t)kThreads, threads, ~0ull};
+    const char* label[4] = {"1 task", "2-256", "257-grid", "more than the grid's threads"};
+    uint32_t count[4] = {0, 0, 0, 0};
+    double ms[4] = {0, 0, 0, 0};
+    for (uint32_t w = 0; w < nwaves && w + 1 < max_waves; ++w) {
+        int b = 0;
+        while (waves[w] > edge[b]) ++b;
+        count[b]++;
+        ms[b] += (t0[w + 1] - t0[w]) / 1e6;
+    }
+    std::string traced = "waves by width:";
+    for (int b = 0; b < 4; ++b) {
+        snprintf(line, sizeof line, " %s: %u waves, %.2f ms;", label[b], count[b], ms[b]);
+        traced += line;
+    }
+    notes.push_back(traced);
+    return {};
+}
+
+// The runtime's sort phase (tree_harness.h's SortPhase): its memory, wave 0,
+// the cooperative kernel, its error flags and its lines.
+static Status sort_phase(const Shape& sh, uint64_t* heap, Tree input, uint64_t first_free, cudaEvent_t start,
+                         cudaEvent_t stop, std::vector<std::string>& notes, Tree* out) {
+    const int depth = sh.o.depth;
+    // (Reached only when the GPU has the memory for it: depth 24 and up,
+    // on a GPU of more than about 150 GB.) Results meet as 32-bit node
+    // indices; frames and list slots are 32-bit too: it cannot run here.
+    if (G(depth) + S(depth) >= (uint64_t(1) << 32) || sh.frames >= (uint64_t(1) << 32) || sh.tasks >= (uint64_t(1) << 31))
+        return ch12::failure(ch12::Errc::cannot_run_here,
+                             "skipped: depth " + std::to_string(depth) + " has " + std::to_string(G(depth) + S(depth)) +
+                                 " nodes, beyond this runtime's 32-bit node indices (depth 23 at most)");
+    uint32_t table[4][32] = {};
+    for (int fn = 0; fn < 4; ++fn)
+        for (int d = 0; d < 32; ++d) table[fn][d] = (uint32_t)std::min<uint64_t>(waves::frames_of((Fn)fn, d, sh.o.cutoff), ~0u);
+    CH12_TRY(cudaMemcpyToSymbol(c_frames_of, table, sizeof table));
+
+    Runtime rt;
+    RuntimeMemory memory;
+    CH12_TRY(allocate_runtime(sh, heap, &memory, &rt));
+    // Frame 0 waits for the whole sort; wave 0 is sort(d, 0, input) alone,
+    // its frames from 1 on.
+    Frame root_frame{};
+    root_frame.head.kind = waves::kRoot;
+    const waves::Task first = waves::make_task(kSort, depth, 0, 0, 0, 1, input, 0, first_free);
+    const uint32_t one = 1;
+    CH12_TRY(cudaMemcpy(rt.frames, &root_frame, sizeof root_frame, cudaMemcpyHostToDevice));
+    CH12_TRY(cudaMemcpy(rt.list[0], &first, sizeof first, cudaMemcpyHostToDevice));
+    CH12_TRY(cudaMemcpy(rt.wave_count, &one, sizeof one, cudaMemcpyHostToDevice));
+
+    void* params[] = {&rt};
+    CH12_TRY(cudaEventRecord(start));
+    CH12_TRY(cudaLaunchCooperativeKernel((void*)sh.kernel, dim3(sh.sms * sh.per_sm), dim3(kThreads), params, 0, 0));
+    CH12_TRY(ch12::kernel_launch("evaluate launch"));
+    CH12_TRY(cudaEventRecord(stop));
+    CH12_TRY(cudaEventSynchronize(stop));
+
+    int errors[2] = {0, 0};
+    CH12_TRY(cudaMemcpy(out, rt.root, sizeof(Tree), cudaMemcpyDeviceToHost));
+    CH12_TRY(cudaMemcpy(errors, rt.error, sizeof errors, cudaMemcpyDeviceToHost));
+    if (errors[0])
+        return ch12::failure(ch12::Errc::failed, "more than " + std::to_string(sh.max_waves) + " waves (an internal limit)");
+    if (errors[1])
+        return ch12::failure(ch12::Errc::failed, "a call below the cutoff got an input that is not a full tree of its depth: BUG");
+    return wave_notes(sh, rt, notes);
+}
+
+// The SMs of the current device, and how many blocks of the kernel fit on one.
+static Status occupancy(Shape* sh) {
+    int device = 0;
+    CH12_TRY(cudaGetDevice(&device));
+    CH12_TRY(cudaDeviceGetAttribute(&sh->sms, cudaDevAttrMultiProcessorCount, device));
+    CH12_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&sh->per_sm, sh->kernel, kThreads, 0));
+    if (sh->per_sm < 1) return ch12::failure(ch12::Errc::failed, "the evaluator's kernel does not fit on an SM of this GPU");
+    return {};
+}
+
 int main(int argc, char** argv) {
     ch12::CommandLine cl(
         argc, argv, "[--depth] D [--cutoff C] [--narrow N] [--blocks-per-sm N] [--trace-waves]",
@@ -199,144 +360,35 @@ int main(int argc, char** argv) {
     cl.option("--depth").option("--cutoff").option("--narrow").option("--blocks-per-sm").flag("--trace-waves")
         .positionals(1);
     cl.parse();
-    const int depth = tree::depth_argument(cl);
-    const int cutoff = (int)cl.number("--cutoff", 1, kRegMax, kDefaultCutoff);
-    const uint32_t narrow = (uint32_t)cl.number("--narrow", 0, kThreads, kThreads);
-    const int blocks_per_sm = (int)cl.number("--blocks-per-sm", 1, 32, 1);
-    const bool trace = cl.has("--trace-waves");
+    Shape sh;
+    sh.o.depth = tree::depth_argument(cl);
+    sh.o.cutoff = (int)cl.number("--cutoff", 1, kRegMax, kDefaultCutoff);
+    sh.o.narrow = (uint32_t)cl.number("--narrow", 0, kThreads, kThreads);
+    sh.o.blocks_per_sm = (int)cl.number("--blocks-per-sm", 1, 32, 1);
+    sh.o.trace = cl.has("--trace-waves");
 
-    const uint64_t frames = 1 + waves::frames_of(kSort, depth, cutoff);
-    const uint64_t tasks = 2 * frames + 1;  // every task ever pushed fits in one wave's list
+    sh.frames = 1 + waves::frames_of(kSort, sh.o.depth, sh.o.cutoff);
+    sh.tasks = 2 * sh.frames + 1;  // every task ever pushed fits in one wave's list
     ch12::require_cuda_device(cl.name());
 
-    void (*evaluate_kernel)(Runtime) = cutoff <= 4 ? evaluate<4> : evaluate<kRegMax>;
-    const uint32_t max_waves = 1u << 20;
-    int device = 0, sms = 0, per_sm = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, evaluate_kernel, kThreads, 0));
-    if (per_sm < 1) {
-        fprintf(stderr, "%s: the evaluator's kernel does not fit on an SM of this GPU\n", cl.name());
-        return 1;
-    }
-    if (blocks_per_sm > per_sm)
-        cl.fail("--blocks-per-sm " + std::to_string(blocks_per_sm) + ": at most " + std::to_string(per_sm) +
+    sh.kernel = sh.o.cutoff <= 4 ? evaluate<4> : evaluate<kRegMax>;
+    const Status fits = occupancy(&sh);
+    if (!fits.ok()) return ch12::exit_status(fits, cl.name());
+    if (sh.o.blocks_per_sm > sh.per_sm)
+        cl.fail("--blocks-per-sm " + std::to_string(sh.o.blocks_per_sm) + ": at most " + std::to_string(sh.per_sm) +
                 " blocks of this kernel fit on an SM of this GPU");
-    per_sm = blocks_per_sm;
-    const size_t extra = frames * sizeof(Frame) + 2 * tasks * sizeof(waves::Task) + max_waves * sizeof(uint32_t);
+    sh.per_sm = sh.o.blocks_per_sm;
+    const size_t extra = sh.frames * sizeof(Frame) + 2 * sh.tasks * sizeof(waves::Task) + sh.max_waves * sizeof(uint32_t);
 
-    tree::Evaluation e{depth, cl.name(), "task runtime (waves in one cooperative kernel, registers below the cutoff)",
+    tree::Evaluation e{sh.o.depth, cl.name(), "task runtime (waves in one cooperative kernel, registers below the cutoff)",
                        extra};
-    return tree::run_evaluation(e, [&](uint64_t* heap, Tree input, uint64_t first_free, cudaEvent_t start,
-                                       cudaEvent_t stop, std::vector<std::string>& notes, Tree* out) -> Status {
-        // (Reached only when the GPU has the memory for it: depth 24 and up,
-        // on a GPU of more than about 150 GB.) Results meet as 32-bit node
-        // indices; frames and list slots are 32-bit too: it cannot run here.
-        if (G(depth) + S(depth) >= (uint64_t(1) << 32) || frames >= (uint64_t(1) << 32) || tasks >= (uint64_t(1) << 31))
-            return {77, std::string(cl.name()) + ": skipped: depth " + std::to_string(depth) + " has " +
-                            std::to_string(G(depth) + S(depth)) +
-                            " nodes, beyond this runtime's 32-bit node indices (depth 23 at most)"};
-        uint32_t table[4][32] = {};
-        for (int fn = 0; fn < 4; ++fn)
-            for (int d = 0; d < 32; ++d) table[fn][d] = (uint32_t)std::min<uint64_t>(waves::frames_of((Fn)fn, d, cutoff), ~0u);
-        TREE_TRY(cudaMemcpyToSymbol(c_frames_of, table, sizeof table));
-
-        Runtime rt{};
-        rt.heap = heap;
-        rt.cutoff = cutoff;
-        rt.max_waves = max_waves;
-        rt.narrow = narrow;
-        ch12::DeviceBuffer<waves::Task> list0, list1;
-        ch12::DeviceBuffer<uint32_t> wave_count, wave_now;
-        ch12::DeviceBuffer<Frame> frame_array;
-        ch12::DeviceBuffer<int> error;
-        ch12::DeviceBuffer<Tree> d_root;
-        ch12::DeviceBuffer<unsigned long long> wave_start;
-        if (trace) {
-            TREE_TRY(wave_start.allocate(max_waves));
-            TREE_TRY(cudaMemset(wave_start.get(), 0, max_waves * sizeof(unsigned long long)));
-        }
-        TREE_TRY(list0.allocate(tasks));
-        TREE_TRY(list1.allocate(tasks));
-        TREE_TRY(wave_count.allocate(max_waves));
-        TREE_TRY(frame_array.allocate(frames));
-        TREE_TRY(wave_now.allocate(1));
-        TREE_TRY(error.allocate(2));
-        TREE_TRY(d_root.allocate(1));
-        rt.wave_start = wave_start.get();
-        rt.list[0] = list0.get();
-        rt.list[1] = list1.get();
-        rt.wave_count = wave_count.get();
-        rt.frames = frame_array.get();
-        rt.wave_now = wave_now.get();
-        rt.error = error.get();
-        rt.root = d_root.get();
-        TREE_TRY(cudaMemset(rt.wave_count, 0, max_waves * sizeof(uint32_t)));
-        TREE_TRY(cudaMemset(rt.error, 0, 2 * sizeof(int)));
-        TREE_TRY(cudaMemset(rt.wave_now, 0, sizeof(uint32_t)));
-        TREE_TRY(cudaMemset(rt.root, 0, sizeof(Tree)));
-        // Frame 0 waits for the whole sort; wave 0 is sort(d, 0, input) alone,
-        // its frames from 1 on.
-        Frame root_frame{};
-        root_frame.head.kind = waves::kRoot;
-        const waves::Task first = waves::make_task(kSort, depth, 0, 0, 0, 1, input, 0, first_free);
-        const uint32_t one = 1;
-        TREE_TRY(cudaMemcpy(rt.frames, &root_frame, sizeof root_frame, cudaMemcpyHostToDevice));
-        TREE_TRY(cudaMemcpy(rt.list[0], &first, sizeof first, cudaMemcpyHostToDevice));
-        TREE_TRY(cudaMemcpy(rt.wave_count, &one, sizeof one, cudaMemcpyHostToDevice));
-
-        void* params[] = {&rt};
-        TREE_TRY(cudaEventRecord(start));
-        TREE_TRY(cudaLaunchCooperativeKernel((void*)evaluate_kernel, dim3(sms * per_sm), dim3(kThreads), params, 0, 0));
-        TREE_TRY_LAUNCH();
-        TREE_TRY(cudaEventRecord(stop));
-        TREE_TRY(cudaEventSynchronize(stop));
-
-        int errors[2] = {0, 0};
-        TREE_TRY(cudaMemcpy(out, rt.root, sizeof(Tree), cudaMemcpyDeviceToHost));
-        TREE_TRY(cudaMemcpy(errors, rt.error, sizeof errors, cudaMemcpyDeviceToHost));
-        if (errors[0]) return {1, std::string(cl.name()) + ": more than " + std::to_string(max_waves) +
-                                      " waves (an internal limit)"};
-        if (errors[1]) return {1, std::string(cl.name()) + ": a call below the cutoff got an input that is not a "
-                                                           "full tree of its depth: BUG"};
-        std::vector<uint32_t> waves(max_waves);
-        TREE_TRY(cudaMemcpy(waves.data(), rt.wave_count, max_waves * sizeof(uint32_t), cudaMemcpyDeviceToHost));
-        uint32_t nwaves = 0, widest = 0, narrow_waves = 0;
-        uint64_t ran = 0;
-        while (nwaves < max_waves && waves[nwaves]) {
-            widest = std::max(widest, waves[nwaves]);
-            ran += waves[nwaves];
-            narrow_waves += waves[nwaves] <= narrow;
-            nwaves++;
-        }
-        char line[320];
-        snprintf(line, sizeof line,
-                 "runtime: %llu tasks in %u waves (widest %u; %u narrow, in one block), %llu frames, cutoff %d, "
-                 "%d x %d threads",
-                 (unsigned long long)ran, nwaves, widest, narrow_waves, (unsigned long long)frames - 1, cutoff,
-                 sms * per_sm, kThreads);
-        notes.push_back(line);
-        if (trace) {  // time by wave width: 1 task, up to a block, up to the grid's threads, more
-            std::vector<unsigned long long> t0(max_waves);
-            TREE_TRY(cudaMemcpy(t0.data(), rt.wave_start, max_waves * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
-            const uint64_t threads = (uint64_t)sms * per_sm * kThreads;
-            const uint64_t edge[4] = {1, (uint64_t)kThreads, threads, ~0ull};
-            const char* label[4] = {"1 task", "2-256", "257-grid", "more than the grid's threads"};
-            uint32_t count[4] = {0, 0, 0, 0};
-            double ms[4] = {0, 0, 0, 0};
-            for (uint32_t w = 0; w < nwaves && w + 1 < max_waves; ++w) {
-                int b = 0;
-                while (waves[w] > edge[b]) ++b;
-                count[b]++;
-                ms[b] += (t0[w + 1] - t0[w]) / 1e6;
-            }
-            std::string traced = "waves by width:";
-            for (int b = 0; b < 4; ++b) {
-                snprintf(line, sizeof line, " %s: %u waves, %.2f ms;", label[b], count[b], ms[b]);
-                traced += line;
-            }
-            notes.push_back(traced);
-        }
-        return {};
-    });
+    bool all_written = false;
+    const Status s = tree::run_evaluation(
+        e,
+        [&](uint64_t* heap, Tree input, uint64_t first_free, cudaEvent_t start, cudaEvent_t stop,
+            std::vector<std::string>& notes, Tree* out) {
+            return sort_phase(sh, heap, input, first_free, start, stop, notes, out);
+        },
+        &all_written);
+    return ch12::exit_status(s, cl.name(), all_written ? 0 : 1);
 }
