@@ -141,6 +141,133 @@ Exchange make_exchange(const Layout& a, const Layout& b, int bits, int reg_bits)
     return x;
 }
 
+// One pass in the making (plan() below, one window at a time): the window's
+// bits, the layout its words are in now, and the operations so far.
+class PassBuilder {
+  public:
+    PassBuilder(const Shape& s, const std::vector<Step>& steps, const Window& w)
+        : s_(s), steps_(steps), w_(w), E_(s.reg_bits), T_(s.bits) {
+        p_.bits = (uint8_t)T_;
+        p_.reg_bits = (uint8_t)E_;
+        p_.seg_bits = (uint8_t)s.seg_bits;
+        int q = 0;
+        for (int b = 0; b < 32; ++b) {
+            if (w.mask & (1u << b)) { p_.window[q] = (uint8_t)b; local_[b] = q++; }
+            else { local_[b] = -1; p_.block[p_.block_bits++] = (uint8_t)b; }
+        }
+        io_mask_ = (1u << E_) - 1;
+        reg_mask_ = io_mask_;
+        layout_ = make_layout(reg_mask_, T_, E_);
+    }
+
+    // The window's steps and the flips between stages, from `*stage` (the
+    // complement pattern the words carry) on; the loads and stores, direct
+    // where the first and last layouts allow it. Null, or why not.
+    const char* build(int* stage) {
+        if (s_.seg_bits > T_ && w_.begin < w_.end && !(reg_mask_ & (1u << local_[steps_[w_.begin].bit]))) {
+            const uint32_t first = next_layout(w_.begin);
+            if (!(first & kLanes)) {  // loaded as it is: no exchange from the io layout
+                reg_mask_ = first;
+                layout_ = make_layout(first, T_, E_);
+                p_.load_direct = 1;
+                direct_bits(p_.direct_load);
+            }
+        }
+        for (size_t i = w_.begin; i < w_.end; ++i) {
+            const int ql = local_[steps_[i].bit];
+            if (!(reg_mask_ & (1u << ql)) && !change_layout(next_layout(i)))
+                return "window plan: too many exchanges in one pass";
+            if (steps_[i].stage != *stage) {
+                if (!flip(direction_of(*stage), direction_of(steps_[i].stage)))
+                    return "window plan: too many operations in one pass";
+                *stage = steps_[i].stage;
+            }
+            int e = 0;
+            while (layout_.reg[e] != ql) ++e;
+            if (!op(kStep, e, 0)) return "window plan: too many operations in one pass";
+        }
+        if (s_.seg_bits > T_ && reg_mask_ != io_mask_ && !(reg_mask_ & kLanes)) {  // stored as it is
+            p_.store_direct = 1;
+            direct_bits(p_.direct_store);
+        } else if (reg_mask_ != io_mask_ && !change_layout(io_mask_)) {
+            return "window plan: too many exchanges in one pass";
+        }
+        return nullptr;
+    }
+
+    const Pass& pass() const { return p_; }
+
+  private:
+    static constexpr uint32_t kLanes = (1u << kLaneBits) - 1;  // local bits 0..4 = global bits 0..4
+
+    // Where bit k (stage k's direction) lives now.
+    uint8_t direction_of(int k) const {
+        if (k == 0 || k >= s_.seg_bits) return direction(kDirNone, 0);
+        if (local_[k] < 0) return direction(kDirBlock, k);
+        for (int e = 0; e < E_; ++e)
+            if (layout_.reg[e] == local_[k]) return direction(kDirReg, e);
+        for (int t = 0; t < T_ - E_; ++t)
+            if (layout_.thread[t] == local_[k]) return direction(kDirThread, t);
+        return direction(kDirNone, 0);  // not reached
+    }
+    bool op(OpKind kind, int a, int b) {
+        if (p_.op_count == kMaxOps) return false;
+        p_.ops[p_.op_count++] = Op{kind, (uint8_t)a, (uint8_t)b, 0};
+        return true;
+    }
+    // From one stage's direction to the next one's.
+    bool flip(uint8_t from, uint8_t to) {
+        const uint8_t none = direction(kDirNone, 0);
+        if (dir_mode(from) == kDirReg && dir_mode(to) == kDirReg &&
+            (dir_index(from) > dir_index(to) + 1 || dir_index(to) > dir_index(from) + 1)) {
+            // Two register bits that are not neighbours: two flips, one register bit each.
+            return op(kFlip, from, none) && op(kFlip, none, to);
+        }
+        return from == to || op(kFlip, from, to);
+    }
+    bool change_layout(uint32_t to_mask) {
+        const Layout to = make_layout(to_mask, T_, E_);
+        if (p_.exchange_count == kMaxExchanges) return false;
+        p_.exchanges[p_.exchange_count] = make_exchange(layout_, to, T_, E_);
+        if (!op(kExchange, p_.exchange_count++, 0)) return false;
+        layout_ = to;
+        reg_mask_ = to_mask;
+        return true;
+    }
+    // The layout from step i on: the register bits of the steps ahead, as
+    // many as fit, filled up with the lowest local bits left -- the lowest
+    // above the lanes when none of those steps is on a lane bit, so that a
+    // last layout can be stored directly.
+    uint32_t next_layout(size_t i) const {
+        uint32_t need = 0;
+        int count = 0;
+        for (size_t n = i; n < w_.end; ++n) {
+            const uint32_t b = 1u << local_[steps_[n].bit];
+            if (need & b) continue;
+            if (count == E_) break;
+            need |= b;
+            count++;
+        }
+        for (int b = (need & kLanes) ? 0 : kLaneBits; count < E_; ++b)
+            if (!(need & (1u << b))) { need |= 1u << b; count++; }
+        return need;
+    }
+    // The current layout's global bits: registers, then threads.
+    void direct_bits(uint8_t* bits) const {
+        for (int e = 0; e < E_; ++e) bits[e] = p_.window[layout_.reg[e]];
+        for (int k = 0; k < T_ - E_; ++k) bits[E_ + k] = p_.window[layout_.thread[k]];
+    }
+
+    const Shape& s_;
+    const std::vector<Step>& steps_;
+    const Window& w_;
+    const int E_, T_;
+    Pass p_;
+    int local_[32];  // global bit -> local bit, or -1
+    uint32_t io_mask_ = 0, reg_mask_ = 0;
+    Layout layout_{};
+};
+
 }  // namespace
 
 const char* plan(const Shape& s, std::vector<Pass>* out) {
@@ -150,104 +277,11 @@ const char* plan(const Shape& s, std::vector<Pass>* out) {
         (s.presorted >= s.seg_bits && !s.merge))
         return "window plan: a shape outside the planner's limits";
     const std::vector<Step> steps = network(s);
-    const int E = s.reg_bits, T = s.bits;
     int stage = 0;  // the complement pattern the words carry: none before the first stage
     for (const Window& w : windows(s, steps)) {
-        Pass p;
-        p.bits = (uint8_t)T;
-        p.reg_bits = (uint8_t)E;
-        p.seg_bits = (uint8_t)s.seg_bits;
-        int local[32];  // global bit -> local bit, or -1
-        int q = 0;
-        for (int b = 0; b < 32; ++b) {
-            if (w.mask & (1u << b)) { p.window[q] = (uint8_t)b; local[b] = q++; }
-            else { local[b] = -1; p.block[p.block_bits++] = (uint8_t)b; }
-        }
-        const uint32_t io_mask = (1u << E) - 1;
-        uint32_t reg_mask = io_mask;
-        Layout layout = make_layout(reg_mask, T, E);
-        auto direction_of = [&](int k) -> uint8_t {  // where bit k (stage k's direction) lives now
-            if (k == 0 || k >= s.seg_bits) return direction(kDirNone, 0);
-            if (local[k] < 0) return direction(kDirBlock, k);
-            for (int e = 0; e < E; ++e)
-                if (layout.reg[e] == local[k]) return direction(kDirReg, e);
-            for (int t = 0; t < T - E; ++t)
-                if (layout.thread[t] == local[k]) return direction(kDirThread, t);
-            return direction(kDirNone, 0);  // not reached
-        };
-        auto op = [&](OpKind kind, int a, int b) -> bool {
-            if (p.op_count == kMaxOps) return false;
-            p.ops[p.op_count++] = Op{kind, (uint8_t)a, (uint8_t)b, 0};
-            return true;
-        };
-        auto change_layout = [&](uint32_t to_mask) -> bool {
-            const Layout to = make_layout(to_mask, T, E);
-            if (p.exchange_count == kMaxExchanges) return false;
-            p.exchanges[p.exchange_count] = make_exchange(layout, to, T, E);
-            if (!op(kExchange, p.exchange_count++, 0)) return false;
-            layout = to;
-            reg_mask = to_mask;
-            return true;
-        };
-        const uint32_t lanes = (1u << kLaneBits) - 1;  // local bits 0..4 = global bits 0..4
-        // The layout from step i on: the register bits of the steps ahead, as
-        // many as fit, filled up with the lowest local bits left -- the lowest
-        // above the lanes when none of those steps is on a lane bit, so that
-        // a last layout can be stored directly.
-        auto next_layout = [&](size_t i) -> uint32_t {
-            uint32_t need = 0;
-            int count = 0;
-            for (size_t n = i; n < w.end; ++n) {
-                const uint32_t b = 1u << local[steps[n].bit];
-                if (need & b) continue;
-                if (count == E) break;
-                need |= b;
-                count++;
-            }
-            for (int b = (need & lanes) ? 0 : kLaneBits; count < E; ++b)
-                if (!(need & (1u << b))) { need |= 1u << b; count++; }
-            return need;
-        };
-        auto direct_bits = [&](uint8_t* bits) {  // the current layout's global bits: registers, then threads
-            for (int e = 0; e < E; ++e) bits[e] = p.window[layout.reg[e]];
-            for (int k = 0; k < T - E; ++k) bits[E + k] = p.window[layout.thread[k]];
-        };
-        if (s.seg_bits > T && w.begin < w.end && !(reg_mask & (1u << local[steps[w.begin].bit]))) {
-            const uint32_t first = next_layout(w.begin);
-            if (!(first & lanes)) {  // loaded as it is: no exchange from the io layout
-                reg_mask = first;
-                layout = make_layout(first, T, E);
-                p.load_direct = 1;
-                direct_bits(p.direct_load);
-            }
-        }
-        for (size_t i = w.begin; i < w.end; ++i) {
-            const int ql = local[steps[i].bit];
-            if (!(reg_mask & (1u << ql)) && !change_layout(next_layout(i)))
-                return "window plan: too many exchanges in one pass";
-            if (steps[i].stage != stage) {
-                const uint8_t from = direction_of(stage), to = direction_of(steps[i].stage);
-                const uint8_t none = direction(kDirNone, 0);
-                if (dir_mode(from) == kDirReg && dir_mode(to) == kDirReg &&
-                    (dir_index(from) > dir_index(to) + 1 || dir_index(to) > dir_index(from) + 1)) {
-                    // Two register bits that are not neighbours: two flips, one register bit each.
-                    if (!op(kFlip, from, none) || !op(kFlip, none, to)) return "window plan: too many operations in one pass";
-                } else if (from != to && !op(kFlip, from, to)) {
-                    return "window plan: too many operations in one pass";
-                }
-                stage = steps[i].stage;
-            }
-            int e = 0;
-            while (layout.reg[e] != ql) ++e;
-            if (!op(kStep, e, 0)) return "window plan: too many operations in one pass";
-        }
-        if (s.seg_bits > T && reg_mask != io_mask && !(reg_mask & lanes)) {  // stored as it is
-            p.store_direct = 1;
-            direct_bits(p.direct_store);
-        } else if (reg_mask != io_mask && !change_layout(io_mask)) {
-            return "window plan: too many exchanges in one pass";
-        }
-        out->push_back(p);
+        PassBuilder b(s, steps, w);
+        if (const char* why = b.build(&stage)) return why;
+        out->push_back(b.pass());
     }
     return nullptr;
 }
