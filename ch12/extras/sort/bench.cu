@@ -1,7 +1,7 @@
 // Chapter 12 extra -- how fast is a bitonic sort, and where does it win?
 //
 //   bitonic_sort_bench [--sizes 10-26] [--batched] [--runs R] [--csv FILE] [--only LIST] [--seed S]
-//                      [--profile NAME]
+//                      [--profile NAME] [--window LIST]
 //
 // Two sections, each timed in ONE run on the same keys:
 //  single   one array of n uint32 keys, n = 2^10 .. 2^26 (--sizes): the three
@@ -17,10 +17,15 @@
 // launches and as a CUDA graph replay of the same launches (the better one
 // counts); inputs restored before each run, outside the timed region; every
 // result checked on the CPU. Prints tables (Gkeys/s; speed against CUB's
-// best, >1 meaning faster) and writes every measurement to CSV -- through a
+// best, >1 meaning faster; and the roofline of each bitonic design: its
+// plan's trips through global memory, the floor those bytes take at the
+// copy bandwidth measured on the same words, and the efficiency floor / time)
+// and writes every measurement to CSV -- through a
 // temporary file, renamed over FILE only when the whole run succeeded (a
 // failed or skipped run leaves FILE as it was). --profile plans the bitonic
-// sorts as on a smaller GPU (tuning.h): emulated, and labelled so.
+// sorts as on a smaller GPU (tuning.h): emulated, and labelled so. --window
+// adds variants of the window design, pinned (sort_cases.h's window_pin),
+// to the single arrays: one process compares them.
 
 #include <algorithm>
 #include <chrono>
@@ -30,8 +35,10 @@
 #include <cstring>
 #include <ctime>
 #include <exception>
+#include <memory>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <cub/device/device_radix_sort.cuh>
@@ -79,10 +86,19 @@ struct CachedAllocator {
     void deallocate(char*, size_t) {}
 };
 
-// What every method's run shares: the bitonic Sorter (with its profile),
-// thrust's allocator, and CUB's temporary storage.
+// A variant of the window design (--window): a profile of the device's
+// limits (lowered by --profile) that pins it, and a Sorter of its own.
+struct Variant {
+    std::string name;  // "window:" + the spec
+    bitonic::Profile profile;
+    std::unique_ptr<bitonic::Sorter> sorter;
+};
+
+// What every method's run shares: the bitonic Sorter (with its profile), one
+// per window variant, thrust's allocator, and CUB's temporary storage.
 struct Context {
     bitonic::Sorter sorter;
+    std::vector<Variant> variants;
     CachedAllocator thrust_alloc;
     DeviceBuffer<char> temp;
     explicit Context(const bitonic::Profile* profile) : sorter(profile) {}
@@ -134,7 +150,12 @@ struct Method {
     int design;         // a bitonic design (bitonic::Design), or -1
     CubCall cub;        // a CUB call (its temporary storage is sized first), or null
     Status (*run)(Context&, const Method&, const Job&, cudaStream_t);  // null: on the host (std_sort)
+    int variant = -1;   // a window variant (Context::variants), or -1
 };
+
+static bitonic::Sorter& sorter_of(Context& c, const Method& m) {
+    return m.variant >= 0 ? *c.variants[(size_t)m.variant].sorter : c.sorter;
+}
 
 static bitonic::Request request_of(const Method& m, const Job& j) {
     bitonic::Request r;
@@ -145,7 +166,7 @@ static bitonic::Request request_of(const Method& m, const Job& j) {
     return r;
 }
 static Status run_bitonic(Context& c, const Method& m, const Job& j, cudaStream_t s) {
-    return c.sorter.sort(request_of(m, j), j.keys, j.pairs ? j.values : nullptr, s);
+    return sorter_of(c, m).sort(request_of(m, j), j.keys, j.pairs ? j.values : nullptr, s);
 }
 static Status run_cub(Context& c, const Method& m, const Job& j, cudaStream_t s) {
     size_t bytes = c.temp.size();
@@ -232,7 +253,7 @@ static Status time_gpu(Context& c, const Method& m, const Job& j, cudaStream_t s
         CH12_TRY(m.cub(nullptr, need, j, stream));
         if (need > c.temp.size()) CH12_TRY(c.temp.allocate(need));
     }
-    if (m.design >= 0) CH12_TRY(c.sorter.reserve(request_of(m, j)));
+    if (m.design >= 0) CH12_TRY(sorter_of(c, m).reserve(request_of(m, j)));
     cudaEvent_t start, stop;
     CH12_TRY(cudaEventCreate(&start));
     CH12_TRY(cudaEventCreate(&stop));
@@ -290,21 +311,86 @@ struct Options {
     std::vector<bool> selected;  // per method
     const bitonic::Profile* profile = nullptr;
     std::string csv_path;
+    // --window: each variant's method name ("window:" + the spec) and pin.
+    std::vector<std::pair<std::string, bitonic::WindowPin>> variants;
+};
+
+// The roofline of one bitonic method on one job: its plan's trips through
+// global memory and their bytes (bitonic::traffic, from the plan the sort
+// runs), the device's copy bandwidth measured on the same job (bytes read
+// plus written per second), the floor = bytes / that bandwidth, and
+// efficiency = floor / time. trips = 0: not a bitonic method.
+struct Roofline {
+    int trips = 0;
+    uint64_t bytes = 0;
+    double copy_gbps = NAN, floor_ms = NAN;
 };
 
 // One row of results: printed, and written to the CSV.
 static void report(FILE* csv, const char* section, uint64_t n, uint64_t len, bool pairs, const Method& m, const Timing& t,
-                   double vs, bool ok, bool batched_layout) {
+                   double vs, bool ok, bool batched_layout, const Roofline& roof) {
     const double gkeys = n / (t.best() * 1e-3) / 1e9;
+    const double efficiency = roof.floor_ms / t.best();
+    char trips[16] = "-", floor[16] = "-", eff[16] = "-";
+    if (roof.trips > 0) {
+        snprintf(trips, sizeof trips, "%d", roof.trips);
+        snprintf(floor, sizeof floor, "%.4f", roof.floor_ms);
+        snprintf(eff, sizeof eff, "%.0f%%", 100.0 * efficiency);
+    }
     if (batched_layout)
-        printf("%10llu %7llu %-5s  %-19s %11.4f %11.4f %9.3f %8.2f  %s\n", (unsigned long long)n, (unsigned long long)len,
-               pairs ? "pairs" : "keys", m.name, t.launch_ms, t.graph_ms, gkeys, vs, ok ? "ok" : "WRONG");
+        printf("%10llu %7llu %-5s  %-19s %11.4f %11.4f %9.3f %8.2f %5s %9s %5s  %s\n", (unsigned long long)n,
+               (unsigned long long)len, pairs ? "pairs" : "keys", m.name, t.launch_ms, t.graph_ms, gkeys, vs, trips, floor,
+               eff, ok ? "ok" : "WRONG");
     else
-        printf("%12llu  %-13s %11.4f %11.4f %9.3f %8.2f  %s\n", (unsigned long long)n, m.name, t.launch_ms, t.graph_ms,
-               gkeys, vs, ok ? "ok" : "WRONG");
-    fprintf(csv, "%s,%llu,%llu,%s,%s,%.6f,%.6f,%.6f,%.6f,%.4f,%s\n", section, (unsigned long long)n,
+        printf("%12llu  %-13s %11.4f %11.4f %9.3f %8.2f %5s %9s %5s  %s\n", (unsigned long long)n, m.name, t.launch_ms,
+               t.graph_ms, gkeys, vs, trips, floor, eff, ok ? "ok" : "WRONG");
+    fprintf(csv, "%s,%llu,%llu,%s,%s,%.6f,%.6f,%.6f,%.6f,%.4f,%s,", section, (unsigned long long)n,
             (unsigned long long)len, pairs ? "pairs" : "keys", m.name, t.launch_ms, t.graph_ms, t.best(), gkeys, vs,
             ok ? "yes" : "no");
+    if (roof.trips > 0)
+        fprintf(csv, "%d,%llu,%.1f,%.6f,%.4f\n", roof.trips, (unsigned long long)roof.bytes, roof.copy_gbps, roof.floor_ms,
+                efficiency);
+    else
+        fprintf(csv, ",,%.1f,,\n", roof.copy_gbps);
+}
+
+// The device's copy bandwidth on this job's words: a device-to-device
+// cudaMemcpy of the keys (and the values), timed like the sorts (a warm-up,
+// the median of `runs`); bytes read plus bytes written, per second.
+static Status copy_gbps(const Job& j, cudaStream_t stream, int runs, double* gbps) {
+    cudaEvent_t start, stop;
+    CH12_TRY(cudaEventCreate(&start));
+    CH12_TRY(cudaEventCreate(&stop));
+    std::vector<double> times;
+    for (int r = 0; r <= runs; r++) {
+        CH12_TRY(cudaEventRecord(start, stream));
+        CH12_TRY(cudaMemcpyAsync(j.out_keys, j.in_keys, j.total * 4, cudaMemcpyDeviceToDevice, stream));
+        if (j.pairs) CH12_TRY(cudaMemcpyAsync(j.out_values, j.in_values, j.total * 4, cudaMemcpyDeviceToDevice, stream));
+        CH12_TRY(cudaEventRecord(stop, stream));
+        CH12_TRY(cudaEventSynchronize(stop));
+        float ms = 0;
+        CH12_TRY(cudaEventElapsedTime(&ms, start, stop));
+        if (r > 0) times.push_back(ms);
+    }
+    CH12_TRY(cudaEventDestroy(stop));
+    CH12_TRY(cudaEventDestroy(start));
+    const double bytes = 2.0 * j.total * 4 * (j.pairs ? 2 : 1);
+    *gbps = bytes / (median(times) * 1e-3) / 1e9;
+    return {};
+}
+
+static Status roofline(Context& c, const Method& m, const Job& j, double gbps, Roofline* out) {
+    Roofline roof;
+    roof.copy_gbps = gbps;
+    if (m.design >= 0) {
+        bitonic::Traffic t;
+        CH12_TRY(bitonic::traffic(request_of(m, j), &t, sorter_of(c, m).profile()));
+        roof.trips = t.trips;
+        roof.bytes = t.bytes;
+        roof.floor_ms = t.bytes / (gbps * 1e9) * 1e3;
+    }
+    *out = roof;
+    return {};
 }
 
 static size_t index_of(const std::vector<Method>& table, const char* name) {
@@ -323,8 +409,8 @@ static Status single_section(const std::vector<Method>& table, const Options& o,
     const uint64_t max_n = *std::max_element(o.sizes.begin(), o.sizes.end());
     DeviceBuffer<uint32_t> input, work, out;
     for (DeviceBuffer<uint32_t>* b : {&input, &work, &out}) CH12_TRY(b->allocate(max_n));
-    printf("single arrays of uint32 keys\n%12s  %-13s %11s %11s %9s %8s  %s\n", "n", "method", "launches ms", "graph ms",
-           "Gkeys/s", "vs CUB", "check");
+    printf("single arrays of uint32 keys\n%12s  %-13s %11s %11s %9s %8s %5s %9s %5s  %s\n", "n", "method", "launches ms",
+           "graph ms", "Gkeys/s", "vs CUB", "trips", "floor ms", "eff", "check");
     for (uint64_t n : o.sizes) {
         std::vector<uint32_t> keys = cases::make_keys(cases::Input::uniform, bitonic::KeyType::u32, n, o.seed);
         CH12_TRY(cudaMemcpy(input.get(), keys.data(), n * 4, cudaMemcpyHostToDevice));
@@ -358,12 +444,16 @@ static Status single_section(const std::vector<Method>& table, const Options& o,
             ok[m] = (got == want);
         }
         const double cub = t[index_of(table, "cub_radix")].best();
+        double gbps = NAN;
+        CH12_TRY(copy_gbps(j, stream, o.runs, &gbps));
         for (size_t m = 0; m < table.size(); m++) {
             if (!o.selected[m] || !table[m].single) continue;
-            report(csv, "single", n, n, false, table[m], t[m], cub / t[m].best(), ok[m], false);
+            Roofline roof;
+            CH12_TRY(roofline(c, table[m], j, gbps, &roof));
+            report(csv, "single", n, n, false, table[m], t[m], cub / t[m].best(), ok[m], false, roof);
             *all_ok = *all_ok && ok[m];
         }
-        printf("\n");
+        printf("%12s  copy: %.1f GB/s (cudaMemcpy of the keys, device to device, read + write)\n\n", "", gbps);
         std::fflush(stdout);
     }
     return {};
@@ -386,8 +476,8 @@ static Status batched_section(const std::vector<Method>& table, const Options& o
     CH12_TRY(offsets.allocate(max_total / min_len + 1));
     CH12_TRY(offsets32.allocate(max_total / min_len + 1));
     printf("batched: count arrays of len uint32 keys (pairs: with a uint32 value each)\n"
-           "%10s %7s %-5s  %-19s %11s %11s %9s %8s  %s\n", "total", "len", "kind", "method", "launches ms",
-           "graph ms", "Gkeys/s", "vs CUB", "check");
+           "%10s %7s %-5s  %-19s %11s %11s %9s %8s %5s %9s %5s  %s\n", "total", "len", "kind", "method", "launches ms",
+           "graph ms", "Gkeys/s", "vs CUB", "trips", "floor ms", "eff", "check");
     for (uint64_t total : o.totals) {
         std::vector<uint32_t> host_keys = cases::make_keys(cases::Input::uniform, bitonic::KeyType::u32, total, o.seed + 1);
         std::vector<uint32_t> host_values(total);
@@ -438,12 +528,17 @@ static Status batched_section(const std::vector<Method>& table, const Options& o
                 double cub_best = INFINITY;
                 for (const char* name : {"cub_segmented_sort", "cub_segmented_radix"})
                     if (o.selected[index_of(table, name)]) cub_best = std::min(cub_best, t[index_of(table, name)].best());
+                double gbps = NAN;
+                CH12_TRY(copy_gbps(j, stream, o.runs, &gbps));
                 for (size_t m = 0; m < table.size(); m++) {
                     if (!o.selected[m] || !table[m].batched) continue;
-                    report(csv, "batched", total, len, pairs, table[m], t[m], cub_best / t[m].best(), ok[m], true);
+                    Roofline roof;
+                    CH12_TRY(roofline(c, table[m], j, gbps, &roof));
+                    report(csv, "batched", total, len, pairs, table[m], t[m], cub_best / t[m].best(), ok[m], true, roof);
                     *all_ok = *all_ok && ok[m];
                 }
-                printf("\n");
+                printf("%10s  copy: %.1f GB/s (cudaMemcpy of the keys%s, device to device, read + write)\n\n", "", gbps,
+                       pairs ? " and values" : "");
                 std::fflush(stdout);
             }
         }
@@ -451,13 +546,35 @@ static Status batched_section(const std::vector<Method>& table, const Options& o
     return {};
 }
 
+// --window LIST: one variant of the window design per spec, its method
+// named "window:" + the spec, and its pin (sort_cases.h's window_pin).
+static std::vector<std::pair<std::string, bitonic::WindowPin>> window_variants(const ch12::CommandLine& cl) {
+    std::vector<std::pair<std::string, bitonic::WindowPin>> variants;
+    const char* list = cl.value("--window");
+    if (list == nullptr) return variants;
+    const std::string text = list;
+    for (size_t pos = 0;;) {
+        const size_t comma = text.find(',', pos);
+        const std::string spec = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+        bitonic::WindowPin pin;
+        if (!cases::window_pin(spec, &pin))
+            cl.fail("--window wants a comma list of auto, 13, 14, 15, 13+tile, 14+tile, 15+tile, not '" + spec + "'");
+        for (const auto& v : variants)
+            if (v.first == "window:" + spec) cl.fail("--window: '" + spec + "' given twice");
+        variants.push_back({"window:" + spec, pin});
+        if (comma == std::string::npos) break;
+        pos = comma + 1;
+    }
+    return variants;
+}
+
 // The command line (exit 2 on a bad one, before any GPU is looked for).
 static Options parse(ch12::CommandLine& cl, const std::vector<Method>& table, const std::string& names) {
     cl.option("--sizes").flag("--batched").option("--batch-totals").option("--batch-lens").option("--runs")
-      .option("--csv").option("--only").option("--seed").option("--profile");
+      .option("--csv").option("--only").option("--seed").option("--profile").option("--window");
     cl.parse();
-
     Options o;
+    o.variants = window_variants(cl);
     auto sizes_of = [&](const char* option, const char* fallback, std::vector<uint64_t>* out) {
         const char* text = cl.value(option) ? cl.value(option) : fallback;
         if (!ch12::parse_sizes(text, 31, uint64_t(1) << 31, out))
@@ -495,6 +612,37 @@ static Options parse(ch12::CommandLine& cl, const std::vector<Method>& table, co
     return o;
 }
 
+// One more method per --window variant, selected whatever --only says (o's
+// variants name them: o is not changed after this), single arrays only: where
+// the crossover is.
+static void add_window_methods(Options& o, std::vector<Method>* table) {
+    const Method window = (*table)[index_of(*table, "window")];
+    for (size_t v = 0; v < o.variants.size(); v++) {
+        Method m = window;
+        m.name = o.variants[v].first.c_str();
+        m.what = "the window design, pinned (--window)";
+        m.variant = (int)v;
+        m.batched = false;
+        table->push_back(m);
+        o.selected.push_back(true);
+    }
+}
+
+// Each --window variant: the device's limits (lowered by --profile) and its
+// pin, a Sorter of its own.
+static Status add_variants(Context& c, const Options& o, const char* gpu) {
+    bitonic::Limits limits;
+    CH12_TRY(bitonic::device_limits(&limits, o.profile));
+    c.variants.resize(o.variants.size());
+    for (size_t v = 0; v < o.variants.size(); v++) {
+        Variant& x = c.variants[v];
+        x.name = o.variants[v].first;
+        x.profile = cases::pinned_profile(o.profile, limits, o.variants[v].second, gpu);
+        x.sorter.reset(new bitonic::Sorter(&x.profile));
+    }
+    return {};
+}
+
 // The heading (on stdout and in the CSV), then both sections; *all_ok: every
 // result checked.
 static Status run(const std::vector<Method>& table, const Options& o, FILE* csv, bool* all_ok) {
@@ -518,13 +666,15 @@ static Status run(const std::vector<Method>& table, const Options& o, FILE* csv,
            "median of %d runs after a warm-up, as plain launches and as a CUDA graph replay (the better\n"
            "counts); every result checked on the CPU. host: std::sort, one core (one run above 2^22 keys).\n\n",
            o.seed, o.runs);
-    fprintf(csv, "# %s; %s%s\nsection,n,len,kind,method,launch_ms,graph_ms,best_ms,gkeys_per_s,speed_vs_cub,verified\n",
+    fprintf(csv, "# %s; %s%s\nsection,n,len,kind,method,launch_ms,graph_ms,best_ms,gkeys_per_s,speed_vs_cub,verified,"
+                 "trips,bytes,copy_gbps,floor_ms,efficiency\n",
             prop.name, date, emulated.c_str());
 
     cudaStream_t stream;
     CH12_TRY(cudaStreamCreate(&stream));
     {
         Context c(o.profile);
+        CH12_TRY(add_variants(c, o, prop.name));
         CH12_TRY(single_section(table, o, c, stream, csv, all_ok));
         CH12_TRY(batched_section(table, o, c, stream, csv, all_ok));
         printf("scratch memory of the bitonic sorts: %zu bytes at most\n", c.sorter.scratch_allocated());
@@ -553,7 +703,7 @@ static Status run_and_write(const std::vector<Method>& table, const Options& o, 
 }
 
 int main(int argc, char** argv) {
-    const std::vector<Method> table = methods();
+    std::vector<Method> table = methods();
     std::string names;
     for (const Method& m : table) names += (names.empty() ? "" : ", ") + std::string(m.name);
     const std::string profiles = ch12::profile_list();
@@ -567,11 +717,16 @@ int main(int argc, char** argv) {
         "                 when the whole run succeeds\n"
         "  --only LIST    a comma list of methods to time (default: all): " + names + "\n"
         "  --seed S       seed of the random keys (default 1)\n"
-        "  --profile NAME plan the bitonic sorts as on this GPU, emulated on the one here: " + profiles + "\n";
+        "  --profile NAME plan the bitonic sorts as on this GPU, emulated on the one here: " + profiles + "\n"
+        "  --window LIST  also time these variants of the window design, each taking every array\n"
+        "                 it can (methods window:SPEC): auto (the tuning's window), 13, 14, 15\n"
+        "                 (windows of 2^N keys), N+tile (after the fast design's tile kernel)\n";
     ch12::CommandLine cl(argc, argv,
-                         "[--sizes LIST] [--batched] [--runs R] [--csv FILE] [--only LIST] [--seed S] [--profile NAME]",
+                         "[--sizes LIST] [--batched] [--runs R] [--csv FILE] [--only LIST] [--seed S] [--profile NAME] "
+                         "[--window LIST]",
                          details);
-    const Options o = parse(cl, table, names);
+    Options o = parse(cl, table, names);
+    add_window_methods(o, &table);
     ch12::require_cuda_device(cl.name());  // before anything is opened for writing
     bool all_ok = true;
     const Status s = run_and_write(table, o, &all_ok);

@@ -9,7 +9,8 @@
 // keys (or (key, value) pairs) as before, and every key between and after
 // the arrays left as it was. --merge makes every array bitonic first and asks
 // the library for the last merge stage only; --profile plans the sort as on
-// a smaller GPU (tuning.h).
+// a smaller GPU (tuning.h); --window pins the window design to one variant
+// (sort_cases.h's window_pin).
 
 #include <cstdio>
 #include <cstdlib>
@@ -28,13 +29,16 @@ struct Options {
     bitonic::Request r;
     ch12::Input input = ch12::Input::uniform;
     uint32_t seed = 1;
-    const bitonic::Profile* profile = nullptr;
+    const bitonic::Profile* profile = nullptr;  // --profile: the GPU emulated
+    const char* window = nullptr;               // --window: the spec (null: none), and its pin
+    bitonic::WindowPin pin;
 };
 
 // The command line (exit 2 on a bad one, before any GPU is looked for).
 static Options parse(ch12::CommandLine& cl) {
     cl.option("--n").option("--count").option("--len").option("--stride").option("--design").option("--keys")
-      .flag("--pairs").option("--order").option("--input").option("--seed").flag("--merge").option("--profile");
+      .flag("--pairs").option("--order").option("--input").option("--seed").flag("--merge").option("--profile")
+      .option("--window");
     cl.parse();
     Options o;
     bitonic::Request& r = o.r;
@@ -58,6 +62,9 @@ static Options parse(ch12::CommandLine& cl) {
     o.input = ch12::input_option(cl);
     o.seed = (uint32_t)cl.number("--seed", 0, 0xFFFFFFFFu, 1);
     o.profile = ch12::profile_option(cl);
+    o.window = cl.value("--window");
+    if (o.window && !cases::window_pin(o.window, &o.pin))
+        cl.fail(std::string("--window wants auto, 13, 14, 15, 13+tile, 14+tile or 15+tile, not '") + o.window + "'");
     const bitonic::Status checked = bitonic::check(r);
     if (!checked.ok())
         cl.fail(std::string(cl.has("--n") ? "--n " : "--count, --len and --stride: ") + std::to_string(r.len) + " keys" +
@@ -72,15 +79,17 @@ struct Sorted {
     size_t scratch = 0;
 };
 
-// The batch into device memory, one sort (timed, first launch included), and back.
-static ch12::Status sort_once(const Options& o, const cases::Batch& batch, Sorted* out) {
+// The batch into device memory, one sort (timed, first launch included) as
+// planned under `profile`, and back.
+static ch12::Status sort_once(const Options& o, const bitonic::Profile* profile, const cases::Batch& batch,
+                              Sorted* out) {
     const bitonic::Request& r = o.r;
     ch12::DeviceBuffer<uint32_t> d_keys, d_values;
     CH12_TRY(d_keys.allocate(batch.keys.size()));
     CH12_TRY(d_values.allocate(batch.values.size()));
     CH12_TRY(d_keys.upload(batch.keys));
     CH12_TRY(d_values.upload(batch.values));
-    bitonic::Sorter sorter(o.profile);
+    bitonic::Sorter sorter(profile);
     CH12_TRY(sorter.reserve(r));
 
     cudaEvent_t start, stop;
@@ -107,6 +116,7 @@ static void print_report(const Options& o, const char* device, const bitonic::Li
     printf("limits:   sm_%d, %d SMs, %zu KiB of shared memory per block, %s", limits.cc, limits.sms,
            limits.smem_per_block / 1024, limits.max_cluster >= 16 ? "clusters of 16" : "no clusters of 16");
     if (o.profile) printf(" (profile %s: %s, emulated)", o.profile->name, o.profile->gpu);
+    if (o.window) printf("; window design pinned to %s", o.window);
     printf("\n");
     printf("%s %s design, %zu %s of %zu %s key%s%s, %s (%s input%s, seed %u)\n", r.bitonic_input ? "merge:   " : "sort:    ",
            bitonic::design_name(r.design), r.count, r.count == 1 ? "array" : "arrays", r.len,
@@ -128,8 +138,11 @@ static ch12::Status run(const Options& o, bool* correct) {
     const bitonic::Request& r = o.r;
     bitonic::Limits limits;
     CH12_TRY(bitonic::device_limits(&limits, o.profile));
+    // --window: a profile of these limits (nothing lowered further) that pins the window design.
+    const bitonic::Profile pinned = cases::pinned_profile(o.profile, limits, o.pin);
+    const bitonic::Profile* profile = o.window ? &pinned : o.profile;
     size_t scratch = 0;
-    CH12_TRY(bitonic::scratch_bytes(r, &scratch, o.profile));
+    CH12_TRY(bitonic::scratch_bytes(r, &scratch, profile));
     const size_t stride = r.stride ? r.stride : r.len;
     const size_t span = r.count == 0 ? 0 : (r.count - 1) * stride + r.len;  // keys the batch covers (check(): <= 2^40)
     size_t free_bytes = 0, total_bytes = 0;
@@ -150,7 +163,7 @@ static ch12::Status run(const Options& o, bool* correct) {
     cudaDeviceProp prop;
     CH12_TRY(cudaGetDeviceProperties(&prop, device));
     Sorted sorted;
-    CH12_TRY(sort_once(o, batch, &sorted));
+    CH12_TRY(sort_once(o, profile, batch, &sorted));
     // Every array on the CPU, and every word outside the arrays.
     const cases::Verdict v = cases::check_batch(r, batch, sorted.keys, sorted.values);
     print_report(o, prop.name, limits, sorted, v);
@@ -162,12 +175,12 @@ int main(int argc, char** argv) {
     const std::string profiles = ch12::profile_list();
     ch12::CommandLine cl(argc, argv,
         "(--n N | --count C --len L [--stride S]) [--design NAME] [--keys TYPE] [--pairs]\n"
-        "       [--order ascending|descending] [--input KIND] [--seed S] [--merge] [--profile NAME]",
+        "       [--order ascending|descending] [--input KIND] [--seed S] [--merge] [--profile NAME] [--window SPEC]",
         "  --n N          one array of N keys, 0 .. 2^31 (decimal, or 2^K)\n"
         "  --count C      a batch of C arrays ...\n"
         "  --len L        ... of L keys each (count * L rounded up to a power of two <= 2^31)\n"
         "  --stride S     keys from one array's start to the next's (default L; more leaves gaps)\n"
-        "  --design NAME  chapter, workgroup or fast (default fast)\n"
+        "  --design NAME  chapter, workgroup, fast or window (default fast)\n"
         "  --keys TYPE    uint32, int32 or float (default uint32)\n"
         "  --pairs        sort (key, value) pairs: a uint32 value travels with each key\n"
         "  --order O      ascending (default) or descending\n"
@@ -175,7 +188,9 @@ int main(int argc, char** argv) {
         "  --seed S       seed of the random keys, 0 .. 4294967295 (default 1)\n"
         "  --merge        make every array bitonic (an ascending run, then a descending one,\n"
         "                 rotated), and run only the last merge stage (Request::bitonic_input)\n"
-        "  --profile NAME plan as on this GPU, emulated on the one here: " + profiles + "\n");
+        "  --profile NAME plan as on this GPU, emulated on the one here: " + profiles + "\n"
+        "  --window SPEC  the window design pinned to a variant that takes every array it can:\n"
+        "                 auto, 13, 14, 15 (windows of 2^N keys), N+tile (after the fast design's tiles)\n");
     const Options o = parse(cl);
     ch12::require_cuda_device(cl.name());
     bool correct = false;

@@ -1,6 +1,6 @@
 // Chapter 12 extra -- the correctness suite of the sort library.
 //
-//   bitonic_sort_test [--design NAME] [--quick | --long] [--profile NAME]
+//   bitonic_sort_test [--design NAME] [--quick | --long] [--profile NAME] [--window SPEC]
 //
 // Three sets of cases per design, every one checked on the CPU (sorted in the
 // asked order, the same keys or (key, value) pairs as the input, and every
@@ -15,7 +15,11 @@
 //                  the inputs taking turns (floats: ±0, NaN, ±inf, denormals);
 //   merges         the same combinations with Request::bitonic_input, every
 //                  array made bitonic (an ascending run, then a descending
-//                  one, rotated), and single arrays up to 2^22 + 1 keys.
+//                  one, rotated), and single arrays up to 2^22 + 1 keys;
+//   medium batches arrays of 4096, 5000, 32768 and 65536 keys, every key
+//                  type, keys and pairs, some with gaps, 2^18 keys and more
+//                  in all (the window design's one-pass windows, and its
+//                  passes in place).
 // Then the error paths, through the public API: a bad request, null and
 // misaligned pointers, too little scratch, limits the kernels cannot run
 // within (a profile), and a launch that fails (a launch into the legacy
@@ -25,6 +29,8 @@
 // launch is left out, as the sanitizer counts CUDA's refusal as an error);
 // --long: single arrays of 2^22 + 3 and 2^24 + 1 keys and 1000 arrays of
 // 65536 and 65537 keys instead. --profile: plan every sort as on that GPU.
+// --window: the window design pinned to one variant (sort_cases.h's
+// window_pin), its window passes taking every array they can.
 // Ends with "N passed, N failed".
 
 #include <algorithm>
@@ -139,6 +145,28 @@ static std::vector<Case> cases_of(bitonic::Design design, bool quick, bool longe
                             add(r, input, 1000u + (uint32_t)turn);
                             turn++;
                         }
+    // ---- batches of medium arrays in requests of more than 2^17 words: the
+    // window design's one-pass windows straight from the caller's arrays
+    // (any layout, key type and order), and its passes in place (dense
+    // arrays longer than a window)
+    if (!longer) {
+        std::vector<size_t> medium = {4096, 5000, 32768, 65536};
+        if (quick) medium = {5000};
+        int k = 0;
+        for (size_t len : medium)
+            for (bitonic::KeyType t : types)
+                for (bool pairs : {false, true}) {
+                    bitonic::Request r;
+                    r.key_type = t;
+                    r.with_values = pairs;
+                    r.order = k % 2 ? bitonic::Order::descending : bitonic::Order::ascending;
+                    r.len = len;
+                    r.count = (size_t(1) << 18) / len + 3;
+                    if (k % 3 == 1) r.stride = len + 5;
+                    add(r, t == bitonic::KeyType::f32 && k % 2 ? cases::Input::special : kInputs[k % 6], 3000u + (uint32_t)k);
+                    k++;
+                }
+    }
     // ---- merges of single arrays: a block, a cluster, and beyond
     std::vector<size_t> merge_sizes = {2, 4096, 4097, 65536, 131072, 131073, (1u << 20), (1u << 22) + 1};
     if (quick) merge_sizes = {4096, 5000};
@@ -303,10 +331,12 @@ struct Options {
     std::vector<bitonic::Design> designs;
     const bitonic::Profile* profile = nullptr;
     bool quick = false, longer = false;
+    const char* window = nullptr;  // --window: the spec (null: none), and its pin
+    bitonic::WindowPin pin;
 };
 
 static Options parse(ch12::CommandLine& cl) {
-    cl.option("--design").flag("--quick").flag("--long").option("--profile");
+    cl.option("--design").flag("--quick").flag("--long").option("--profile").option("--window");
     cl.parse();
     if (cl.has("--quick") && cl.has("--long")) cl.fail("--quick and --long do not go together");
     Options o;
@@ -316,6 +346,9 @@ static Options parse(ch12::CommandLine& cl) {
         for (int d = 0; d < bitonic::kDesignCount; ++d) o.designs.push_back((bitonic::Design)d);
     }
     o.profile = ch12::profile_option(cl);
+    o.window = cl.value("--window");
+    if (o.window && !cases::window_pin(o.window, &o.pin))
+        cl.fail(std::string("--window wants auto, 13, 14, 15, 13+tile, 14+tile or 15+tile, not '") + o.window + "'");
     o.quick = cl.has("--quick");
     o.longer = cl.has("--long");
     return o;
@@ -326,6 +359,9 @@ static Options parse(ch12::CommandLine& cl) {
 static ch12::Status run_suite(const Options& o, int* failed) {
     bitonic::Limits limits;
     CH12_TRY(bitonic::device_limits(&limits, o.profile));
+    // --window: a profile of these limits (nothing lowered further) that pins the window design.
+    const bitonic::Profile pinned = cases::pinned_profile(o.profile, limits, o.pin);
+    const bitonic::Profile* profile = o.window ? &pinned : o.profile;
     cudaDeviceProp prop;
     int device = 0;
     CH12_TRY(cudaGetDevice(&device));
@@ -334,10 +370,11 @@ static ch12::Status run_suite(const Options& o, int* failed) {
            limits.cc, limits.sms, limits.smem_per_block / 1024,
            limits.max_cluster >= 16 ? "clusters of 16" : "no clusters of 16", o.profile ? " -- profile " : "",
            o.profile ? o.profile->name : "");
+    if (o.window) printf("window:   pinned to %s, windows for every array they can take\n", o.window);
     fflush(stdout);
 
     int passed = 0;
-    bitonic::Sorter sorter(o.profile);
+    bitonic::Sorter sorter(profile);
     for (bitonic::Design design : o.designs) {
         int d_passed = 0, d_failed = 0;
         for (const Case& c : cases_of(design, o.quick, o.longer)) {
@@ -356,7 +393,7 @@ static ch12::Status run_suite(const Options& o, int* failed) {
         passed += d_passed;
         *failed += d_failed;
     }
-    if (!o.longer) CH12_TRY(error_paths(o.profile, o.quick, &passed, failed));
+    if (!o.longer) CH12_TRY(error_paths(profile, o.quick, &passed, failed));
     printf("scratch memory used at most: %zu bytes\n", sorter.scratch_allocated());
     printf("%d passed, %d failed\n", passed, *failed);
     return {};
@@ -364,12 +401,15 @@ static ch12::Status run_suite(const Options& o, int* failed) {
 
 int main(int argc, char** argv) {
     const std::string profiles = ch12::profile_list();
-    ch12::CommandLine cl(argc, argv, "[--design NAME] [--quick | --long] [--profile NAME]",
-                         "  --design NAME  only this design (chapter, workgroup or fast; default: all three)\n"
+    ch12::CommandLine cl(argc, argv, "[--design NAME] [--quick | --long] [--profile NAME] [--window SPEC]",
+                         "  --design NAME  only this design (chapter, workgroup, fast or window; default: all four)\n"
                          "  --quick        a few small cases per design (for compute-sanitizer)\n"
                          "  --long         instead: single arrays of 2^22 + 3 and 2^24 + 1 keys, and batches of\n"
                          "                 1000 arrays of 65536 and 65537 keys\n"
-                         "  --profile NAME plan every sort as on this GPU, emulated on the one here: " + profiles + "\n");
+                         "  --profile NAME plan every sort as on this GPU, emulated on the one here: " + profiles + "\n"
+                         "  --window SPEC  the window design pinned to a variant that takes every array it can:\n"
+                         "                 auto (the tuning's window), 13, 14, 15 (windows of 2^N keys), or\n"
+                         "                 N+tile (after the fast design's tile kernel)\n");
     const Options o = parse(cl);
     ch12::require_cuda_device(cl.name());
     int failed = 0;

@@ -217,7 +217,7 @@ static void test_check_call() {
 }
 
 static void test_designs_and_keys() {
-    expect(kDesignCount == 3, "three designs");
+    expect(kDesignCount == 4, "four designs");
     for (int i = 0; i < kDesignCount; i++) {
         Design d;
         expect(design_by_name(kDesignNames[i], &d) && (int)d == i && std::string(design_name(d)) == kDesignNames[i],

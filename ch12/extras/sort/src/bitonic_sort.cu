@@ -30,6 +30,7 @@
 #include "design_chapter.cuh"
 #include "design_fast.cuh"
 #include "design_workgroup.cuh"
+#include "design_window.cuh"
 
 namespace bitonic {
 
@@ -129,6 +130,7 @@ Status prepare(const Request& r, const Profile* profile, Context* c) {
     Limits device;
     CH12_TRY(current_device(&c->device, &device));
     CH12_TRY(tune(lowered(device, profile), &c->tuning));
+    if (profile) CH12_TRY(pin_window(profile->window, &c->tuning));
     c->plan = make_plan(r, kRows[(int)r.design].fused_words(c->tuning));
     return {};
 }
@@ -267,6 +269,16 @@ Status device_limits(Limits* out, const Profile* profile) {
     Limits l;
     CH12_TRY(current_device(&device, &l));
     *out = lowered(l, profile);
+    return {};
+}
+
+Status traffic(const Request& r, Traffic* out, const Profile* profile) {
+    *out = Traffic{};
+    CH12_TRY(check(r));
+    if (nothing_to_do(r)) return {};
+    Context c;
+    CH12_TRY(prepare(r, profile, &c));
+    *out = traffic(r, c.plan, c.tuning);
     return {};
 }
 

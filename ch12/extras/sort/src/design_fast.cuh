@@ -501,7 +501,7 @@ inline Status stage(const Planes& io, int st, const Launch& l) {
     const uint32_t blocks = n >> kBlockBits;
     const uint32_t k = (st == io.seg_bits) ? 0u : (1u << st);
     const int global_bits = st - kTileBits;
-    const int launches = (global_bits + kLogE - 1) / kLogE;
+    const int launches = fast_global_launches(global_bits);  // traffic.h: the trip count uses it too
     int bit = st - 1;
     for (int i = 0; i < launches; ++i) {
         const int nb = (global_bits * (i + 1)) / launches - (global_bits * i) / launches;

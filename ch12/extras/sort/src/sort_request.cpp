@@ -164,9 +164,38 @@ Status tune(const Limits& l, Tuning* out) {
         for (int w = 0; w < 2; w++)
             t.fast_spread[w] = (kFastBlockSmem[w] + spread <= l.smem_per_block) ? spread : 0;
     }
+    for (int w = 0; w < 2; w++) {
+        const size_t word = w ? 8 : 4;
+        const int top = kWindowMaxBits - w;  // pairs: 2^14 words at most (64 registers of words a thread)
+        auto fits = [&](int T) {
+            return (word << T) <= l.smem_per_block && kWindowBlocksPerSm * ((word << T) + l.smem_reserved) <= l.smem_per_sm;
+        };
+        t.window_bits[w] = kWindowMinBits;
+        while (t.window_bits[w] < top && fits(t.window_bits[w] + 1)) t.window_bits[w]++;
+        t.window_from[w] = kWindowFromBits[w];
+    }
+    t.window_merge_from = kWindowMergeFromBits;
+    t.window_presort = t.fast_tile_bits > t.window_bits[0];
     const int per_sm = std::max(1, l.threads_per_sm / kStreamThreads);
     t.stream_blocks = (uint32_t)l.sms * (uint32_t)per_sm * (uint32_t)kStreamWaves;
     *out = t;
+    return {};
+}
+
+Status pin_window(const WindowPin& pin, Tuning* t) {
+    if (pin.bits != 0) {
+        if (pin.bits < kWindowMinBits + 1 || pin.bits > kWindowMaxBits)
+            return failure(Errc::unsupported, "a pinned window of keys must be 2^13 .. 2^15 words");
+        if ((size_t(4) << pin.bits) > t->limits.smem_per_block)
+            return failure(Errc::unsupported, "a pinned window does not fit one block's shared memory");
+        t->window_bits[0] = pin.bits;
+        t->window_bits[1] = pin.bits - 1;
+    }
+    if (pin.presort >= 0) t->window_presort = pin.presort != 0;
+    if (pin.from_bits != 0) {
+        if (pin.from_bits < 1 || pin.from_bits > 32) return failure(Errc::unsupported, "a pinned from_bits must be 1 .. 32");
+        t->window_from[0] = t->window_from[1] = t->window_merge_from = pin.from_bits;
+    }
     return {};
 }
 

@@ -228,4 +228,35 @@ inline Verdict check_batch(const bitonic::Request& r, const Batch& in, const std
     return v;
 }
 
+// A --window option's value (the benchmark's and the test suite's): the
+// window design pinned to one variant, which takes every array its route can
+// give the windows (WindowPin::from_bits = 1):
+//   auto        the tuning's own window size and presort;
+//   BITS        windows of 2^BITS keys (2^(BITS-1) pairs), 13 .. 15, each
+//               sort's first stages in a window pass;
+//   BITS+tile   the same after the fast design's tile kernel.
+// False for anything else.
+inline bool window_pin(const std::string& spec, bitonic::WindowPin* out) {
+    bitonic::WindowPin pin;
+    pin.from_bits = 1;
+    if (spec != "auto") {
+        const bool tile = spec.size() > 5 && spec.compare(spec.size() - 5, 5, "+tile") == 0;
+        const std::string bits = tile ? spec.substr(0, spec.size() - 5) : spec;
+        if (bits != "13" && bits != "14" && bits != "15") return false;
+        pin.bits = std::stoi(bits);
+        pin.presort = tile ? 1 : 0;
+    }
+    *out = pin;
+    return true;
+}
+
+// The profile a --window option plans with: `limits` (the device's, already
+// lowered by `emulated`, the --profile, when there is one: nothing is
+// lowered further) and the pin; named after `emulated`, else "device" on
+// `gpu`.
+inline bitonic::Profile pinned_profile(const bitonic::Profile* emulated, const bitonic::Limits& limits,
+                                       const bitonic::WindowPin& pin, const char* gpu = "this GPU") {
+    return bitonic::Profile{emulated ? emulated->name : "device", emulated ? emulated->gpu : gpu, limits, pin};
+}
+
 }  // namespace cases

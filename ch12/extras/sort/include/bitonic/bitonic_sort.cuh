@@ -1,9 +1,9 @@
 // ch12/extras/sort/include/bitonic/bitonic_sort.cuh -- bitonic sort as a
 // small library: the API. A client includes this header alone (it brings
-// sort_request.h, tuning.h and key_types.h, and the companion's Status,
-// ch12/status.h) and links the CMake target ch12_bitonic_sort, whose include
-// path holds these headers and nothing else: the designs and their words
-// (src/) are the library's own.
+// sort_request.h, tuning.h, key_types.h and traffic.h, and the companion's
+// Status, ch12/status.h) and links the CMake target ch12_bitonic_sort, whose
+// include path holds these headers and nothing else: the designs and their
+// words (src/) are the library's own.
 //
 // What it sorts, in device memory:
 //   * keys, or (key, value) pairs -- a 32-bit value per key, which travels
@@ -20,7 +20,7 @@
 // (NaNs by their sign bit, then by payload). Every float has its place, so
 // NaN and -0.0 sort deterministically; -0.0 comes before +0.0.
 //
-// Three designs of the same network (Section 12.3's double loop over stages
+// Four designs of the same network (Section 12.3's double loop over stages
 // k and distances j), listed in sort_request.h, one private header each
 // (src/design_<name>.cuh):
 //   chapter    63's kernel at scale: one launch per (k, j)
@@ -28,6 +28,9 @@
 //              global steps between tiles
 //   fast       16 keys per thread in registers, thread-block clusters on
 //              Hopper, four distances per trip
+//   window     windows of 2^12 .. 2^15 words over any set of index bits:
+//              the fewest trips through global memory (traffic() counts
+//              them); the fast design where that measured faster
 //
 // Any length: each array is sorted as if padded up to a power of two P with
 // the largest possible word, which sorts to the end and is never stored.
@@ -63,6 +66,7 @@
 
 #include "key_types.h"
 #include "sort_request.h"
+#include "traffic.h"
 #include "tuning.h"
 
 namespace bitonic {
@@ -87,6 +91,10 @@ Status device_limits(Limits* out, const Profile* profile = nullptr);
 // Device scratch memory the request needs on the current device, in bytes
 // (0: none).
 Status scratch_bytes(const Request& r, size_t* bytes, const Profile* profile = nullptr);
+
+// The request's trips through global memory and the bytes they move, on the
+// current device (lowered by the profile), from the plan its sort would run.
+Status traffic(const Request& r, Traffic* out, const Profile* profile = nullptr);
 
 // Sorts (or, with r.bitonic_input, merges) on `stream`, asynchronously.
 // d_values may be null unless r.with_values. Pointers 16-byte aligned (as

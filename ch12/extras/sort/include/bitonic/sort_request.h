@@ -22,7 +22,8 @@ namespace bitonic {
 #define BITONIC_DESIGNS(X)                                                                               \
     X(chapter, "63's kernel at scale: one launch per (k, j), every pass through global memory")         \
     X(workgroup, "1024-word shared-memory tiles and global steps (the GLSL article's design)")         \
-    X(fast, "16 words per thread in registers, thread-block clusters, four distances per trip")
+    X(fast, "16 words per thread in registers, thread-block clusters, four distances per trip")          \
+    X(window, "windows of 2^12 .. 2^15 words over any set of index bits: the fewest trips through memory")
 
 enum class Design : int {
 #define BITONIC_DESIGN_ENUM(name, what) name,
