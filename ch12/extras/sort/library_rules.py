@@ -3,10 +3,10 @@
 
     library_rules.py
 
-The library -- every file under ch12/extras/sort/ but the three programs
-(run.cu, test.cu, bench.cu) and the CPU test (request_test.cpp), plus
-common/key_types.h -- must never end the process and never read the
-environment:
+The library -- every file under ch12/extras/sort/include/ (its API) and
+ch12/extras/sort/src/ (its own), plus the headers of common/ it includes
+(ch12/status.h, cuda_status.h, device_buffer.h) -- must never end the
+process and never read the environment:
   * no exit(), std::exit, _exit, quick_exit, abort(), no CUDA_CHECK (which
     exits) and no cuda_check.h: errors are returned as a bitonic::Status;
   * no getenv / secure_getenv / environ: a profile reaches the library
@@ -19,7 +19,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
-PROGRAMS = {"run.cu", "test.cu", "bench.cu", "request_test.cpp"}
+LIBRARY = ("include", "src")
+COMMON = ("include/ch12/status.h", "cuda_status.h", "device_buffer.h")
 SOURCES = (".cu", ".cuh", ".h", ".cpp")
 
 RULES = [
@@ -54,9 +55,12 @@ def strip_comments(text):
 
 
 def library_files():
-    files = [os.path.join(HERE, f) for f in sorted(os.listdir(HERE))
-             if f.endswith(SOURCES) and f not in PROGRAMS]
-    return files + [os.path.join(ROOT, "common", "key_types.h")]
+    files = []
+    for folder in LIBRARY:
+        for top, dirs, names in os.walk(os.path.join(HERE, folder)):
+            dirs.sort()
+            files += [os.path.join(top, f) for f in sorted(names) if f.endswith(SOURCES)]
+    return files + [os.path.join(ROOT, "common", f) for f in COMMON]
 
 
 def main():
