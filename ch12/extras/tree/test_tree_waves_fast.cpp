@@ -17,8 +17,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "check.h"
 #include "tree_waves_fast.h"
 
 using namespace tree;
@@ -223,7 +225,8 @@ Result simulate(int depth, int cutoff, const fast::Options& opt, const std::vect
 }  // namespace
 
 int main() {
-    int failures = 0, runs = 0;
+    ch12::Checks check(20);
+    int runs = 0;
     uint64_t waves_one = 0, waves_three = 0;  // depth 12, cutoff 4
     uint64_t auto_waves = 0, auto_paired = 0;   // all runs with tasks auto
     std::mt19937 rng(2030);
@@ -249,32 +252,28 @@ int main() {
                                 auto_waves += r.waves;
                                 auto_paired += r.paired;
                             }
-                            if (!r.ok) {
-                                if (++failures <= 20)
-                                    std::printf("FAIL: depth %d, cutoff %d, levels %d, overlap %d, stage %u, tasks %s: %s\n",
-                                                depth, cutoff, levels, overlap, stage,
-                                                tasks == fast::kTasksAuto ? "auto" : tasks == 2 ? "2" : "1", why);
-                            }
+                            check(r.ok, r.ok ? std::string()
+                                             : "depth " + std::to_string(depth) + ", cutoff " + std::to_string(cutoff) +
+                                                   ", levels " + std::to_string(levels) + ", overlap " +
+                                                   std::to_string(overlap) + ", stage " + std::to_string(stage) +
+                                                   ", tasks " +
+                                                   (tasks == fast::kTasksAuto ? "auto" : tasks == 2 ? "2" : "1") +
+                                                   ": " + why);
                             if (depth == 12 && cutoff == 4 && !overlap && !stage && tasks == fast::kTasksOne) {
                                 if (levels == 1) waves_one = r.waves;
                                 if (levels == 3) waves_three = r.waves;
                             }
                         }
     }
-    if (!(auto_paired > 0 && auto_paired < auto_waves)) {
-        ++failures;
-        std::printf("FAIL: tasks auto held two tasks a thread in %llu of %llu waves (some, not all, expected)\n",
-                    (unsigned long long)auto_paired, (unsigned long long)auto_waves);
-    }
-    if (!(waves_three < waves_one)) {
-        ++failures;
-        std::printf("FAIL: three levels a split took %llu waves at depth 12, one level %llu\n",
-                    (unsigned long long)waves_three, (unsigned long long)waves_one);
-    }
+    check(auto_paired > 0 && auto_paired < auto_waves,
+          "tasks auto held two tasks a thread in " + std::to_string(auto_paired) + " of " + std::to_string(auto_waves) +
+              " waves (some, not all, expected)");
+    check(waves_three < waves_one, "three levels a split took " + std::to_string(waves_three) +
+                                       " waves at depth 12, one level " + std::to_string(waves_one));
     std::printf("tree waves (fast options): %d simulated runs (depths 1-12, cutoffs 1-4, levels 1-3, joins in series "
                 "and overlapped, stages 0/5/32, 1, 2 or auto tasks a thread; depth 12: %llu waves with one level a split, "
                 "%llu with three) against the sequential form, heap word for word: %s\n",
                 runs, (unsigned long long)waves_one, (unsigned long long)waves_three,
-                failures ? "FAILED" : "all identical");
-    return failures ? 1 : 0;
+                check.ok() ? "all identical" : "FAILED");
+    return check.ok() ? 0 : 1;
 }
