@@ -7,15 +7,18 @@
 #   build   the default preset, configured in BUILD_DIR (default build-tree: not build/, which
 #           another build may be using at the same time), the tree targets only (JOBS,
 #           default 16); without this step, BUILD_DIR must hold them built
-#   time    every design (DESIGNS: "name|arguments" a line; the first is the baseline) at
-#           each depth of DEPTHS (default "20 22 23"), REPEATS rounds (default 5), a round
-#           being every design once at every depth; every run must exit 0 and print the
-#           known checksum and node counts and "every reserved heap node written: yes";
-#           the median and range of the sort times, and each median over the baseline's.
+#   time    every design (DESIGNS: "name|arguments" a line; the first is the default, the
+#           design BASELINE names -- default "classic kernel (as it was)" -- the one the
+#           ratios are over) at each depth of DEPTHS (default "20 22 23"), REPEATS rounds
+#           (default 5), a round being every design once at every depth; every run must
+#           exit 0 and print the known checksum and node counts and "every reserved heap
+#           node written: yes"; the median and range of the sort times, and each median
+#           over the baseline's.
 #           No round starts after TIME_S seconds (default 75) if the last round's length
 #           would take it past them: the medians then say of how many runs they are
 #   trace   --trace-waves, once each, for the designs named in TRACE (default the default
-#           and "two tasks always") at the depths of TRACE_DEPTHS (default "20 23"): the
+#           and the default with static dealing) at the depths of TRACE_DEPTHS (default
+#           "20 23"): the
 #           time in waves by width and by call (in registers, splits)
 #   probe   tree_memory_probe: dependent-load latency (in L2, in 4 GB of DRAM, and in
 #           PROBE_BIG_MB, default 65536: a footprint like depth 23's, for the TLB's share)
@@ -26,8 +29,8 @@
 #           1-14, 16, 18 and 20, dynamic dealing's), all under a limit of TESTS_S
 #           seconds (default 55); after the timings, so that a slow test cannot keep
 #           them from coming back
-#   ncu     (only when STEPS names it) ncu --clock-control none at depth 20 on the design
-#           fastest there (the first, without the time step), and on the first design
+#   ncu     (only when STEPS names it) ncu --clock-control none at depth 20 on the first
+#           design (the default) and on the baseline
 # Files in $OUT (default ./tree-fast-logs): build.log, ctest.log, runs.log (every run, with
 # its wall time, the traces too), probe.txt, probe_big.txt, ncu.csv, ncu_baseline.csv,
 # ncu.err, table.txt (the table, also printed at the end; each step's seconds). Exit 0
@@ -71,14 +74,16 @@ say() { table+=("$*"); printf '%s\n' "$*" >>"$out/table.txt"; }
 : >"$out/table.txt"
 : >"$out/runs.log"
 
-# The designs: the classic kernel (the baseline), the default, and the options
-# around it that round 1 (2026-12-01) left open (NOTES.md).
-designs=${DESIGNS:-"classic kernel (as it was)|--kernel classic
-default (joins, warp stores, tasks auto)|
-default + dynamic dealing|--deal dynamic
-joins + warp stores (tasks 1)|--tasks 1
-joins + warp stores + two tasks always|--tasks 2
-all four (+ levels 3, two tasks always)|--levels 3 --tasks 2"}
+# The designs: the default (joins overlapped, warp stores, tasks auto, dynamic
+# dealing) first, round 2's default (static dealing), the classic kernel (the
+# baseline), and the options around the default that rounds 1 and 2
+# (2026-12-01) measured with static dealing (NOTES.md).
+designs=${DESIGNS:-"default (dynamic dealing)|
+default, static dealing (round 2's)|--deal static
+classic kernel (as it was)|--kernel classic
+default, tasks 1|--tasks 1
+default, two tasks always|--tasks 2
+default + levels 3, two tasks always|--levels 3 --tasks 2"}
 names=()
 args=()
 while IFS='|' read -r name a; do
@@ -87,10 +92,11 @@ while IFS='|' read -r name a; do
   args+=("$a")
 done <<<"$designs"
 [ ${#names[@]} -gt 0 ] || { echo "fast_experiments.sh: DESIGNS names no design" >&2; exit 2; }
-trace=${TRACE:-"default (joins, warp stores, tasks auto)|joins + warp stores + two tasks always"}
-
-best=0
-best_ms=""
+baseline_name=${BASELINE:-"classic kernel (as it was)"}
+base_i=""
+for i in "${!names[@]}"; do [ "${names[$i]}" != "$baseline_name" ] || base_i=$i; done
+[ -n "$base_i" ] || { echo "fast_experiments.sh: BASELINE '$baseline_name' is not one of the designs' names" >&2; exit 2; }
+trace=${TRACE:-"default (dynamic dealing)|default, static dealing (round 2's)"}
 
 # build
 if has build; then
@@ -139,21 +145,14 @@ for ((r = 0; r < repeats; r++)); do
   # no round that would end past TIME_S, judged by the one just run
   [ $(( SECONDS - start + SECONDS - round_start )) -le "$time_s" ] || break
 done
-say "sort ms, median of $rounds (range), $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), $(date -u +%Y-%m-%d), in $(( SECONDS - start )) s; [x: over the first design's median]"
+say "sort ms, median of $rounds (range), $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), $(date -u +%Y-%m-%d), in $(( SECONDS - start )) s; [x: over the median of ${names[$base_i]}]"
 for i in "${!names[@]}"; do
   row=$(printf '  %-42s' "${names[$i]}")
   for d in $depths; do
     m=$(tr ' ' '\n' <<<"${times[$i,$d]:-}" | grep . | median)
-    base=$(tr ' ' '\n' <<<"${times[0,$d]:-}" | grep . | median)
+    base=$(tr ' ' '\n' <<<"${times[$base_i,$d]:-}" | grep . | median)
     ratio=$(awk -v a="${m%% *}" -v b="${base%% *}" 'BEGIN {if (a + 0 > 0 && b + 0 > 0) printf "[%.3fx]", a / b; else printf "[-]"}')
     row+=$(printf ' d%s: %-24s %-9s' "$d" "$m" "$ratio")
-    if [ "$d" = 20 ]; then
-      med=${m%% *}
-      if [ "$med" != "n/a" ] && { [ -z "$best_ms" ] || awk -v a="$med" -v b="$best_ms" 'BEGIN {exit !(a < b)}'; }; then
-        best=$i
-        best_ms=$med
-      fi
-    fi
   done
   say "$row"
 done
@@ -180,7 +179,9 @@ fi
 # probe, and the floor at depth 20: the critical path of sort(20) -- 3,541 calls
 # and joins that wait on each other -- times the latency of a dependent DRAM load;
 # and the heap's 401,604,605 nodes written once and read once (16 bytes each) at
-# the copy bandwidth. Then the latency over PROBE_BIG_MB (depth 23's heap is 68 GB).
+# the copy bandwidth. The same at depths 22 and 23 (4,599 and 5,199 steps; 62.41
+# and 136.63 GB: NOTES.md). Then the latency over PROBE_BIG_MB (depth 23's heap is
+# 68 GB).
 if has probe; then
 start=$SECONDS
 "$bin/tree_memory_probe" >"$out/probe.txt" 2>&1
@@ -194,6 +195,9 @@ if [ -n "$dram" ] && [ -n "$bw" ]; then
   say "$(awk -v l2="$l2" -v dram="$dram" -v bw="$bw" 'BEGIN {
     printf "floor at depth 20: 3541 x %s ns = %.2f ms (3541 x %s ns in L2: %.2f ms); 12.85 GB / %s GB/s = %.2f ms",
       dram, 3541 * dram / 1e6, l2, 3541 * l2 / 1e6, bw, 12.85e3 / bw }')"
+  say "$(awk -v dram="$dram" -v bw="$bw" 'BEGIN {
+    printf "floor at depth 22: 4599 x %s ns = %.2f ms; 62.41 GB = %.2f ms; depth 23: 5199 x %s ns = %.2f ms; 136.63 GB = %.2f ms",
+      dram, 4599 * dram / 1e6, 62.41e3 / bw, dram, 5199 * dram / 1e6, 136.63e3 / bw }')"
 fi
 "$bin/tree_memory_probe" --dram-mb "$probe_big" >"$out/probe_big.txt" 2>&1
 r=$?
@@ -223,7 +227,7 @@ for phase in first rest; do
 done
 fi
 
-# ncu at depth 20: the fastest design, and the kernel it came from (the first design)
+# ncu at depth 20: the first design (the default), and the baseline
 ncu_summary() {
   python3 - "$1" 2>&1 <<'EOF'
 import csv, sys
@@ -254,11 +258,11 @@ print("kernel %.2f ms, %.0f registers, stalls: long scoreboard %.0f%%, barrier %
       get("dram__throughput.avg.pct_of_peak_sustained_elapsed")))
 EOF
 }
-which=("$best")
-[ "$best" -eq 0 ] || which+=(0)
+which=(0)
+[ "$base_i" -eq 0 ] || which+=("$base_i")
 has ncu && for i in "${which[@]}"; do
   file=ncu.csv
-  [ "$i" -ne 0 ] || [ "$best" -eq 0 ] || file=ncu_baseline.csv
+  [ "$i" -eq 0 ] || file=ncu_baseline.csv
   # shellcheck disable=SC2086
   ncu --clock-control none --kernel-name regex:'evaluate' --csv --page raw --print-units base \
       --section WarpStateStats --section LaunchStats --section Occupancy --section MemoryWorkloadAnalysis \
