@@ -2,7 +2,14 @@
 #
 # ch12_program(<name> SOURCE <file> ID <short id> SECTION <12.x|extra> WHAT "<one line>"
 #   [RUN_ALL]                 run_all.sh runs it (in declaration order)
+#   [NOT_BY_DEFAULT]          with RUN_ALL: only when named (./run_all.sh <id>),
+#                             not in the default run (a program slow to build)
 #   [TRAP_OF <id>]            a COMMON TRAP: run_all.sh --traps runs it after lesson <id>
+#   [ERRATA <n>]              with TRAP_OF: the trap fails otherwise than the book
+#                             says, as ch12/ERRATA.md entry <n> explains
+#   [BLOCK_SIM]               a C++ program that runs kernels in the block
+#                             simulator (common/block_sim.h): built with its
+#                             instrumentation; Skipped where the compiler has none
 #   [GOLDEN]                  stdout must equal expected_output/<name>.txt
 #   [REPLAY]                  --replay (the book's CPU replay) must print
 #                             expected_output/<name>.replay.txt; it needs no
@@ -33,6 +40,9 @@
 #                             an element "env:NAME=VALUE" sets a variable for the run
 #   [SANITIZE_TOOLS <tool>...]       default: memcheck racecheck synccheck initcheck
 # )
+# An argument it does not know, or a missing SOURCE, ID, SECTION or WHAT,
+# stops the configure step with the declaration's name (ch12_test() and
+# ch12_row() reject unknown arguments too).
 #
 # Tests, each labelled (ctest -L '^<label>$': labels are regular expressions):
 #   golden_<name> / run_<name>   the run: golden and/or lines, exit status      golden|gpu|cpu
@@ -65,6 +75,16 @@ if(CH12_WARNINGS_AS_ERRORS)
   list(APPEND CH12_CXX_WARNINGS -Werror)
   list(APPEND CH12_CUDA_WARNINGS -Xcompiler=-Werror --Werror=all-warnings)
 endif()
+
+# ---- the declarations' own check -------------------------------------------------------
+# After cmake_parse_arguments(<prefix> ...): anything it did not take is an
+# error, named after the function and the declaration.
+macro(ch12_reject_unknown_arguments prefix what)
+  if(${prefix}_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "${what}: unknown argument(s): ${${prefix}_UNPARSED_ARGUMENTS} (the arguments it takes are "
+                        "listed at the top of cmake/Ch12Programs.cmake)")
+  endif()
+endmacro()
 
 # ---- JSON, for the exported table ------------------------------------------------------
 # A JSON string literal of <text>. (Strings are built with string(APPEND), never
@@ -153,6 +173,7 @@ endfunction()
 # The test's command is recorded for the table; CH12_TEST_RECORD holds it.
 function(ch12_test name)
   cmake_parse_arguments(T "BAD_COMMAND_LINE" "TARGET;TIMEOUT;KIND;UNBUILT" "PROGRAM;ARGS;CHECK;LABELS" ${ARGN})
+  ch12_reject_unknown_arguments(T "ch12_test(${name})")
   set(bad)
   if(T_BAD_COMMAND_LINE)
     set(bad BAD_COMMAND_LINE)
@@ -204,7 +225,13 @@ endfunction()
 # What it is (cpu, gpu, vulkan), its build label, and why this build cannot make it ("" if it can).
 function(ch12_program_kind)
   set(reason "")
-  if(P_VULKAN)
+  if(P_BLOCK_SIM)
+    set(kind cpu)
+    set(build_label cpu)
+    if(NOT CH12_HAVE_BLOCK_SIM)
+      set(reason "${CH12_NO_BLOCK_SIM_REASON}")
+    endif()
+  elseif(P_VULKAN)
     set(kind vulkan)
     set(build_label glsl)
     if(NOT CH12_HAVE_VULKAN)
@@ -237,7 +264,7 @@ function(ch12_program_target name)
     return()
   endif()
   add_executable(${name} ${P_SOURCE})
-  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/common ${P_INCLUDES})
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/common ${PROJECT_SOURCE_DIR}/common/include ${P_INCLUDES})
   if(kind STREQUAL "gpu")
     target_compile_options(${name} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:${CH12_CUDA_WARNINGS} --threads=0>)
     target_compile_options(${name} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:${CH12_CXX_WARNINGS}>)
@@ -246,6 +273,9 @@ function(ch12_program_target name)
     endif()
   else()
     target_compile_options(${name} PRIVATE ${CH12_CXX_WARNINGS})
+  endif()
+  if(P_BLOCK_SIM)
+    target_compile_options(${name} PRIVATE ${CH12_BLOCK_SIM_FLAGS})
   endif()
   if(P_LIBS)
     target_link_libraries(${name} PRIVATE ${P_LIBS})
@@ -419,7 +449,8 @@ endfunction()
 # of its runs (given as "<mode>|<record>" pairs in ARGN: mode run, replay or web).
 # group: lesson, trap, extra, exercise or web; of: the lesson a trap or web row follows.
 function(ch12_table_row)
-  cmake_parse_arguments(R "STARTER_AS_SHIPPED" "ID;NAME;KIND;SECTION;WHAT;GROUP;OF;UNBUILT" "EXPECT_LINE;RUNS" ${ARGN})
+  cmake_parse_arguments(R "STARTER_AS_SHIPPED;NOT_BY_DEFAULT" "ID;NAME;KIND;SECTION;WHAT;GROUP;OF;UNBUILT;CHECK_VERSION;ERRATA"
+                        "EXPECT_LINE;RUNS" ${ARGN})
   set(runs "")
   set(sep "")
   list(LENGTH R_RUNS n)
@@ -433,7 +464,7 @@ function(ch12_table_row)
     string(APPEND runs "${sep}{\"mode\": \"${mode}\", \"record\": ${record}}")
     set(sep ", ")
   endwhile()
-  foreach(field ID NAME KIND SECTION WHAT GROUP OF)
+  foreach(field ID NAME KIND SECTION WHAT GROUP OF CHECK_VERSION ERRATA)
     ch12_json_string(j${field} "${R_${field}}")
   endforeach()
   ch12_json_list(jlines R_EXPECT_LINE)
@@ -441,7 +472,11 @@ function(ch12_table_row)
   if(R_STARTER_AS_SHIPPED)
     set(starter true)
   endif()
-  set(row "{\"id\": ${jID}, \"name\": ${jNAME}, \"kind\": ${jKIND}, \"section\": ${jSECTION}, \"what\": ${jWHAT}, \"group\": ${jGROUP}, \"of\": ${jOF}, \"starter_as_shipped\": ${starter}, \"expect_lines\": ${jlines}, \"runs\": [${runs}]}")
+  set(by_default true)
+  if(R_NOT_BY_DEFAULT)
+    set(by_default false)
+  endif()
+  set(row "{\"id\": ${jID}, \"name\": ${jNAME}, \"kind\": ${jKIND}, \"section\": ${jSECTION}, \"what\": ${jWHAT}, \"group\": ${jGROUP}, \"of\": ${jOF}, \"starter_as_shipped\": ${starter}, \"expect_lines\": ${jlines}, \"by_default\": ${by_default}, \"check_version\": ${jCHECK_VERSION}, \"errata\": ${jERRATA}, \"runs\": [${runs}]}")
   ch12_append_json(CH12_ROWS "${row}")
 endfunction()
 
@@ -478,15 +513,26 @@ function(ch12_program_table_row name)
   if(P_STARTER_AS_SHIPPED)
     set(starter STARTER_AS_SHIPPED)
   endif()
+  set(by_default)
+  if(P_NOT_BY_DEFAULT)
+    set(by_default NOT_BY_DEFAULT)
+  endif()
   string(TOUPPER "${kind}" KIND)
   ch12_table_row(ID "${P_ID}" NAME ${name} KIND ${KIND} SECTION "${P_SECTION}" WHAT "${P_WHAT}"
-                 GROUP ${group} OF "${P_TRAP_OF}" ${starter} EXPECT_LINE ${P_EXPECT_LINE} RUNS ${runs})
+                 GROUP ${group} OF "${P_TRAP_OF}" ERRATA "${P_ERRATA}" ${starter} ${by_default}
+                 EXPECT_LINE ${P_EXPECT_LINE} RUNS ${runs})
 endfunction()
 
 function(ch12_program name)
-  cmake_parse_arguments(P "RUN_ALL;GOLDEN;REPLAY;REPLAY_BY_LINES;STARTER_AS_SHIPPED;STANDALONE;VULKAN;HOPPER"
-    "SOURCE;ID;SECTION;WHAT;TRAP_OF;EXPECT_EXIT;TIMEOUT"
+  cmake_parse_arguments(P "RUN_ALL;NOT_BY_DEFAULT;GOLDEN;REPLAY;REPLAY_BY_LINES;STARTER_AS_SHIPPED;STANDALONE;VULKAN;HOPPER;BLOCK_SIM"
+    "SOURCE;ID;SECTION;WHAT;TRAP_OF;ERRATA;EXPECT_EXIT;TIMEOUT"
     "EXPECT_LINE;ARGS;BAD_ARGS;LIBS;INCLUDES;LABELS;SANITIZE;SANITIZE_TOOLS" ${ARGN})
+  ch12_reject_unknown_arguments(P "ch12_program(${name})")
+  foreach(required SOURCE ID SECTION WHAT)
+    if(NOT DEFINED P_${required})
+      message(FATAL_ERROR "ch12_program(${name}): ${required} is missing")
+    endif()
+  endforeach()
   if(NOT DEFINED P_EXPECT_EXIT)
     set(P_EXPECT_EXIT 0)
   endif()
@@ -515,6 +561,7 @@ endfunction()
 # compare_output.py, and run_all.sh runs that test's command.
 function(ch12_row name)
   cmake_parse_arguments(W "" "ID;SECTION;WHAT;KIND;GROUP;OF;TIMEOUT;UNBUILT" "PROGRAM;ARGS;CHECK;LABELS" ${ARGN})
+  ch12_reject_unknown_arguments(W "ch12_row(${name})")
   if(NOT W_TIMEOUT)
     set(W_TIMEOUT 120)
   endif()

@@ -1,5 +1,6 @@
-# What this machine can build: CUDA (and for which GPUs), GLSL/Vulkan, node.
-# Sets CH12_HAVE_CUDA, CH12_HAVE_VULKAN, CH12_NODE and, for whatever is
+# What this machine can build: CUDA (and for which GPUs), NCCL, GLSL/Vulkan,
+# node. Sets CH12_HAVE_CUDA, CH12_HAVE_NCCL (with CH12_NCCL_INCLUDE_DIR and
+# CH12_NCCL_LIBRARY), CH12_HAVE_VULKAN, CH12_NODE and, for whatever is
 # missing, CH12_NO_CUDA_REASON / CH12_NO_VULKAN_REASON: what is missing and
 # how to get it. Every result is checked again at each configure, so
 # installing a tool and re-running cmake is enough.
@@ -7,7 +8,7 @@
 # ---- CUDA -----------------------------------------------------------------------
 option(CH12_CUDA "Build the CUDA programs when a CUDA compiler is found" ON)
 set(CH12_NVCC_HOMES "/usr/local/cuda/bin;/usr/local/cuda-*/bin;/opt/cuda/bin;/usr/lib/cuda/bin" CACHE STRING
-    "Where nvcc is looked for after PATH, CUDA_HOME and CUDA_PATH (newest first where a glob matches several)")
+    "Where nvcc is looked for after CUDA_HOME, CUDA_PATH and PATH (newest first where a glob matches several)")
 # A "not found" from an earlier configure must not stick: look again.
 if(DEFINED CACHE{CMAKE_CUDA_COMPILER} AND NOT CMAKE_CUDA_COMPILER)
   unset(CMAKE_CUDA_COMPILER CACHE)
@@ -36,7 +37,8 @@ if(CH12_CUDA AND DEFINED ENV{CUDACXX} AND NOT "$ENV{CUDACXX}" STREQUAL "")
   endif()
 endif()
 if(NOT CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX})
-  # nvcc on PATH first, then where CUDA toolkits usually live (CH12_NVCC_HOMES).
+  # nvcc in CUDA_HOME, then CUDA_PATH (find_program's HINTS), then on PATH, then
+  # where CUDA toolkits usually live (CH12_NVCC_HOMES).
   set(_ch12_homes)
   foreach(_ch12_home IN LISTS CH12_NVCC_HOMES)
     file(GLOB _ch12_found LIST_DIRECTORIES true "${_ch12_home}")
@@ -119,6 +121,60 @@ function(ch12_cuda_hopper_paths target)
     set_property(TARGET ${target} PROPERTY CUDA_ARCHITECTURES 75-virtual 90-virtual)
   endif()
 endfunction()
+
+# ---- NCCL (the multi-GPU sort, ch12/extras/multi_gpu) ------------------------------
+# Looked for, in this order: CH12_NCCL_ROOT (or the environment's NCCL_ROOT /
+# NCCL_HOME), the CUDA toolkit's folders, the system's folders, and the pip
+# wheel nvidia-nccl-cu13 (site-packages/nvidia/nccl/{include,lib}) of any
+# python3 found. Looked for again at every configure. Without NCCL the program
+# is still built, for one GPU; its runs on several GPUs exit 77 (Skipped) and
+# say why.
+set(CH12_NCCL_ROOT "" CACHE PATH "Where NCCL is (its include/ and lib/ folders), when it is not found by itself")
+set(_ch12_nccl_hints)
+foreach(root IN ITEMS "${CH12_NCCL_ROOT}" "$ENV{NCCL_ROOT}" "$ENV{NCCL_HOME}")
+  if(NOT root STREQUAL "")
+    list(APPEND _ch12_nccl_hints "${root}")
+  endif()
+endforeach()
+if(CMAKE_CUDA_COMPILER)
+  get_filename_component(_ch12_nccl_cuda_bin "${CMAKE_CUDA_COMPILER}" DIRECTORY)
+  get_filename_component(_ch12_nccl_cuda_root "${_ch12_nccl_cuda_bin}" DIRECTORY)
+  list(APPEND _ch12_nccl_hints "${_ch12_nccl_cuda_root}" "${_ch12_nccl_cuda_root}/targets/x86_64-linux" "${_ch12_nccl_cuda_root}/targets/sbsa-linux")
+endif()
+set(_ch12_nccl_wheels)
+find_program(_ch12_nccl_python3 python3 NO_CACHE)
+foreach(py IN ITEMS "${Python3_EXECUTABLE}" "${_ch12_nccl_python3}")
+  if(py)
+    execute_process(COMMAND "${py}" -c
+      "import importlib.util as u\ntry:\n s = u.find_spec('nvidia.nccl')\n print(list(s.submodule_search_locations)[0] if s else '')\nexcept Exception:\n pass"
+      OUTPUT_VARIABLE _ch12_nccl_wheel OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET TIMEOUT 30)
+    if(_ch12_nccl_wheel AND IS_DIRECTORY "${_ch12_nccl_wheel}")
+      list(APPEND _ch12_nccl_wheels "${_ch12_nccl_wheel}")
+    endif()
+  endif()
+endforeach()
+find_path(CH12_NCCL_INCLUDE_DIR nccl.h HINTS ${_ch12_nccl_hints} PATH_SUFFIXES include PATHS ${_ch12_nccl_wheels} NO_CACHE)
+find_library(CH12_NCCL_LIBRARY NAMES nccl libnccl.so.2 HINTS ${_ch12_nccl_hints} PATH_SUFFIXES lib lib64 PATHS ${_ch12_nccl_wheels}
+             NO_CACHE)
+set(CH12_HAVE_NCCL OFF)
+if(CH12_NCCL_INCLUDE_DIR AND CH12_NCCL_LIBRARY)
+  file(STRINGS "${CH12_NCCL_INCLUDE_DIR}/nccl.h" _ch12_nccl_v REGEX "^#define NCCL_(MAJOR|MINOR|PATCH) ")
+  string(REGEX REPLACE ".*NCCL_MAJOR ([0-9]+).*" "\\1" _ch12_nccl_major "${_ch12_nccl_v}")
+  string(REGEX REPLACE ".*NCCL_MINOR ([0-9]+).*" "\\1" _ch12_nccl_minor "${_ch12_nccl_v}")
+  string(REGEX REPLACE ".*NCCL_PATCH ([0-9]+).*" "\\1" _ch12_nccl_patch "${_ch12_nccl_v}")
+  if("${_ch12_nccl_major}.${_ch12_nccl_minor}" VERSION_LESS 2.7)  # ncclSend / ncclRecv came with 2.7
+    message(STATUS "Multi-GPU extra: NCCL ${_ch12_nccl_major}.${_ch12_nccl_minor} in ${CH12_NCCL_INCLUDE_DIR} is older than 2.7 (no "
+                   "ncclSend/ncclRecv): built for one GPU only")
+  else()
+    set(CH12_HAVE_NCCL ON)
+    message(STATUS "Multi-GPU extra: NCCL ${_ch12_nccl_major}.${_ch12_nccl_minor}.${_ch12_nccl_patch}, ${CH12_NCCL_INCLUDE_DIR}/nccl.h, "
+                   "${CH12_NCCL_LIBRARY}")
+  endif()
+else()
+  message(STATUS "Multi-GPU extra: NCCL not found (no nccl.h and libnccl in the CUDA toolkit, the system, or a pip "
+                 "wheel nvidia-nccl-cu13; or set CH12_NCCL_ROOT): built for one GPU only, its runs on several "
+                 "GPUs will report Skipped")
+endif()
 
 # ---- GLSL / Vulkan --------------------------------------------------------------
 # The shader is compiled to SPIR-V by glslc at build time; the host program

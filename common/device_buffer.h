@@ -1,17 +1,23 @@
-// common/device_buffer.h -- a small owning buffer of device memory for the
-// companion's programs: cudaMalloc in the constructor, cudaFree in the
-// destructor, so that no early return leaks and no cudaMalloc goes without
-// its cudaFree.
+// common/device_buffer.h -- the one owner of CUDA memory outside the lessons:
+// a move-only buffer of device memory (cudaMalloc / cudaFree) or of pinned
+// host memory (cudaMallocHost / cudaFreeHost), freed when it goes out of
+// scope, so that no early return leaks and no allocation goes without its
+// free. The sort library's Sorter, the multi-GPU sort, the per-element pass,
+// the tree's harness and the sort programs hold their memory in it; only the
+// lessons (58-63, their traps, the exercises) call cudaMalloc and cudaFree
+// themselves, as the book does.
 //
-//   ch12::DeviceBuffer<uint32_t> keys(n);      // n uint32_t on the current device
-//   keys.upload(host_vector);                  // host -> device, the whole vector
+//   ch12::DeviceBuffer<uint32_t> keys;          // empty
+//   CH12_TRY(keys.allocate(n));                 // n uint32_t on the current device
+//   CH12_TRY(keys.upload(host_vector));         // host -> device, the whole vector
 //   kernel<<<...>>>(keys.get(), ...);
-//   keys.download(&host_vector);               // device -> host, the whole buffer
+//   CH12_TRY(keys.download(&host_vector));      // device -> host, the whole buffer
+//   ch12::PinnedBuffer<uint32_t> staging;       // page-locked host memory
+//   CH12_TRY(staging.allocate(1 << 20));
 //
-// For programs: a failed allocation or copy is CUDA_CHECK's exit 1. Code
-// that returns its errors instead (the tree's harness) makes the buffer
-// empty and calls allocate(), which returns CUDA's error and never exits.
-// Move-only.
+// Nothing here exits or prints: allocate(), upload() and download() return
+// CUDA's error, which CH12_TRY (common/cuda_status.h) turns into a Status at
+// the call site, naming the call and its line.
 #pragma once
 
 #include <cstddef>
@@ -20,27 +26,22 @@
 #include <vector>
 #include <cuda_runtime.h>
 
-#include "cuda_check.h"
+#include "cuda_status.h"  // CH12_TRY of what these return
 
 namespace ch12 {
 
-template <typename T>
-class DeviceBuffer {
+enum class Memory { device, pinned };
+
+template <typename T, Memory M = Memory::device>
+class Buffer {
   public:
-    DeviceBuffer() = default;
-    explicit DeviceBuffer(size_t count) {
-        if (count == 0) return;
-        if (count > SIZE_MAX / sizeof(T))
-            cuda_check(cudaErrorMemoryAllocation, "DeviceBuffer: count * sizeof(T) overflows", __FILE__, __LINE__);
-        CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&data_), count * sizeof(T)));
-        count_ = count;
-    }
-    ~DeviceBuffer() { release(); }
-    DeviceBuffer(const DeviceBuffer&) = delete;
-    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-    DeviceBuffer(DeviceBuffer&& other) noexcept
+    Buffer() = default;
+    ~Buffer() { release(); }
+    Buffer(const Buffer&) = delete;
+    Buffer& operator=(const Buffer&) = delete;
+    Buffer(Buffer&& other) noexcept
         : data_(std::exchange(other.data_, nullptr)), count_(std::exchange(other.count_, 0)) {}
-    DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
+    Buffer& operator=(Buffer&& other) noexcept {
         if (this != &other) {
             release();
             data_ = std::exchange(other.data_, nullptr);
@@ -49,18 +50,27 @@ class DeviceBuffer {
         return *this;
     }
 
-    // count elements, in place of what the buffer held; returns CUDA's
-    // error (the buffer is then empty) and never exits.
+    // `count` elements in place of what the buffer held (0: none). On an
+    // error the buffer is empty.
     cudaError_t allocate(size_t count) {
         release();
+        if (count == 0) return cudaSuccess;
         if (count > SIZE_MAX / sizeof(T)) return cudaErrorMemoryAllocation;
-        const cudaError_t err = cudaMalloc(reinterpret_cast<void**>(&data_), count * sizeof(T));
-        if (err != cudaSuccess) {
-            data_ = nullptr;
-            return err;
-        }
+        void* p = nullptr;
+        const cudaError_t err = M == Memory::device ? cudaMalloc(&p, count * sizeof(T))
+                                                    : cudaMallocHost(&p, count * sizeof(T));
+        if (err != cudaSuccess) return err;
+        data_ = static_cast<T*>(p);
         count_ = count;
         return cudaSuccess;
+    }
+
+    // Frees the memory now (the buffer is then empty). In a destructor there
+    // is no one to report a failure to: it is ignored.
+    void release() {
+        if (data_) (void)(M == Memory::device ? cudaFree(data_) : cudaFreeHost(data_));
+        data_ = nullptr;
+        count_ = 0;
     }
 
     T* get() const { return data_; }
@@ -68,24 +78,26 @@ class DeviceBuffer {
     size_t bytes() const { return count_ * sizeof(T); }
 
     // The whole host vector into the start of the buffer (it must fit).
-    void upload(const std::vector<T>& host) {
-        if (host.size() > count_) cuda_check(cudaErrorInvalidValue, "DeviceBuffer::upload: too many elements", __FILE__, __LINE__);
-        if (!host.empty()) CUDA_CHECK(cudaMemcpy(data_, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+    cudaError_t upload(const std::vector<T>& host) {
+        if (host.size() > count_) return cudaErrorInvalidValue;
+        if (host.empty()) return cudaSuccess;
+        return cudaMemcpy(data_, host.data(), host.size() * sizeof(T), M == Memory::device ? cudaMemcpyHostToDevice : cudaMemcpyHostToHost);
     }
     // The whole buffer into the host vector (resized to fit).
-    void download(std::vector<T>* host) const {
+    cudaError_t download(std::vector<T>* host) const {
         host->resize(count_);
-        if (count_) CUDA_CHECK(cudaMemcpy(host->data(), data_, count_ * sizeof(T), cudaMemcpyDeviceToHost));
+        if (count_ == 0) return cudaSuccess;
+        return cudaMemcpy(host->data(), data_, count_ * sizeof(T), M == Memory::device ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
     }
 
   private:
-    void release() {
-        if (data_) (void)cudaFree(data_);  // in a destructor: nothing to report to
-        data_ = nullptr;
-        count_ = 0;
-    }
     T* data_ = nullptr;
     size_t count_ = 0;
 };
+
+template <typename T>
+using DeviceBuffer = Buffer<T, Memory::device>;
+template <typename T>
+using PinnedBuffer = Buffer<T, Memory::pinned>;
 
 }  // namespace ch12

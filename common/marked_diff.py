@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """Keeps the copies of a file from drifting away from what they copy: each
-COMMON TRAP from its lesson, each exercise solution from its starter.
+COMMON TRAP from its lesson, each exercise solution from its starter, each
+lesson function that an extra copies from its lesson.
 
     marked_diff.py traps [--repo DIR]       every ch12/traps/NN_trap_*.c* against ch12/NN_*.c*
     marked_diff.py exercises [--repo DIR]   every ch12/exercises/solutions/* against its starter
+    marked_diff.py copies [--repo DIR]      every marked copy of a lesson's function in
+                                            ch12/extras/claims/chapter_claims.cpp against it
 
 A trap is its lesson with a few lines changed on purpose. Every line of the
 trap that differs from the lesson must be marked, one of three ways:
@@ -30,6 +33,17 @@ A solution is its starter with the code between
 
 filled in: outside those regions the two files must be identical, line for line.
 
+A copy of a lesson's function stands between
+
+    // ---- copy of ch12/<lesson file>: <function> ----
+    ...
+    // ---- end of copy ----
+
+and is that function of the lesson (from the line that names it to its
+closing brace) with the lines marked `// <-- claims only: ...` changed, as a
+trap is its lesson with marked lines: an unmarked line that differs, or a
+lesson line missing with no mark beside it, is reported.
+
 Exit status: 0 when every pair holds, 1 when one does not (each problem is
 printed), 2 when a pair cannot be found or read.
 """
@@ -49,6 +63,10 @@ TRAP_BEGIN = re.compile(r"^\s*// ---- trap only\b")
 TRAP_END = re.compile(r"^\s*// ---- end of trap only\b")
 YOURS_BEGIN = re.compile(r"^\s*// ---- exercise \d+: your code\b")
 YOURS_END = re.compile(r"^\s*// ---- end of your code\b")
+COPY_LINE = re.compile(r"<-- claims only\b")
+COPY_BEGIN = re.compile(r"^// ---- copy of (\S+): (\w+) ----\s*$")
+COPY_END = re.compile(r"^// ---- end of copy ----\s*$")
+COPIERS = ("ch12/extras/claims/chapter_claims.cpp",)
 
 
 def read_lines(path):
@@ -89,7 +107,17 @@ def trap_problems(lesson, trap):
     if not any("<-- THE TRAP" in line for line in trap):
         problems.append("no line is marked '<-- THE TRAP': which line is wrong on purpose?")
     normalised = [normalise_trap_line(line) for line in trap]
-    matcher = difflib.SequenceMatcher(None, lesson, normalised, autojunk=False)
+    return problems + marked_problems(lesson, normalised, trap, marked)
+
+
+def marked_problems(lesson, copy, shown, marked):
+    """The differences between lesson and copy (lists of lines; `shown`: the
+    copy's lines as reported) that the marks (a bool per copy line) do not
+    allow: an unmarked line that differs, or a lesson line missing with no
+    mark beside it. Blank lines may come and go."""
+    problems = []
+    trap = shown
+    matcher = difflib.SequenceMatcher(None, lesson, copy, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
@@ -102,6 +130,67 @@ def trap_problems(lesson, trap):
                 for i in [i for i in range(i1, i2) if lesson[i].strip()]:
                     problems.append("lesson line %d is missing from the trap (at trap line %d), with no mark beside it: %s"
                                     % (i + 1, j1 + 1, lesson[i].strip()))
+    return problems
+
+
+def function_lines(lines, name):
+    """The lines of the function `name` in a file: from the line at column 0
+    that names it and opens its body, to its closing brace at column 0.
+    None when there is no such function."""
+    start = re.compile(r"^[A-Za-z_].*\b%s\s*\(.*\{\s*$" % re.escape(name))
+    for i, line in enumerate(lines):
+        if start.search(line):
+            for j in range(i + 1, len(lines)):
+                if lines[j].rstrip() == "}":
+                    return lines[i:j + 1]
+    return None
+
+
+def copy_blocks(copier):
+    """The marked copies in a file: (lesson file, function, first line number, lines), and the problems with the marks."""
+    blocks, problems, open_at = [], [], None
+    for number, line in enumerate(copier, 1):
+        begin = COPY_BEGIN.search(line)
+        if begin:
+            if open_at is not None:
+                problems.append("line %d: a copy opens inside the one opened at line %d" % (number, open_at[0]))
+            open_at = (number, begin.group(1), begin.group(2), [])
+        elif COPY_END.search(line):
+            if open_at is None:
+                problems.append("line %d: 'end of copy' with no copy open" % number)
+            else:
+                blocks.append((open_at[1], open_at[2], open_at[0] + 1, open_at[3]))
+            open_at = None
+        elif open_at is not None:
+            open_at[3].append(line)
+    if open_at is not None:
+        problems.append("line %d: a copy is never closed" % open_at[0])
+    return blocks, problems
+
+
+def copy_problems(repo, copier):
+    """Every marked copy in `copier` (a list of lines) against its lesson's function."""
+    blocks, problems = copy_blocks(copier)
+    if not blocks:
+        problems.append("no '// ---- copy of <lesson>: <function> ----' block: what does it copy?")
+    for lesson_file, name, first, block in blocks:
+        path = os.path.join(repo, lesson_file)
+        if not os.path.isfile(path):
+            problems.append("line %d: %s does not exist" % (first - 1, lesson_file))
+            continue
+        original = function_lines(read_lines(path), name)
+        if original is None:
+            problems.append("line %d: %s has no function %s" % (first - 1, lesson_file, name))
+            continue
+        code = [line for line in block if line.strip()]
+        while block and not block[-1].strip():
+            block = block[:-1]
+        marked = [bool(COPY_LINE.search(line)) for line in block]
+        for p in marked_problems(original, block, block, marked):
+            problems.append("%s's %s, copied at line %d: %s" % (lesson_file, name, first,
+                                                                p.replace("trap line", "copy line").replace("the trap", "the copy")))
+        if not code:
+            problems.append("line %d: the copy of %s is empty" % (first - 1, name))
     return problems
 
 
@@ -171,11 +260,32 @@ def exercise_pairs(repo):
     return pairs
 
 
+def copies_main(repo):
+    failed = False
+    for rel in COPIERS:
+        path = os.path.join(repo, rel)
+        if not os.path.isfile(path):
+            print("marked_diff.py: %s does not exist" % rel, file=sys.stderr)
+            return 2
+        lines = read_lines(path)
+        problems = copy_problems(repo, lines)
+        blocks, _ = copy_blocks(lines)
+        print("%s: %d copies of the lessons' functions: %s" % (rel, len(blocks),
+                                                              "only marked differences" if not problems
+                                                              else "%d problem(s)" % len(problems)))
+        for p in problems:
+            print("  " + p)
+        failed = failed or bool(problems)
+    return 1 if failed else 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("what", choices=["traps", "exercises"])
+    parser.add_argument("what", choices=["traps", "exercises", "copies"])
     parser.add_argument("--repo", default=REPO)
     args = parser.parse_args()
+    if args.what == "copies":
+        return copies_main(args.repo)
     pairs = trap_pairs(args.repo) if args.what == "traps" else exercise_pairs(args.repo)
     check = trap_problems if args.what == "traps" else exercise_problems
     if not pairs:

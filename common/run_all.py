@@ -10,11 +10,14 @@ output is seen). Nothing about a check is re-derived here.
 import fcntl
 import json
 import os
+import platform
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -25,30 +28,44 @@ REPO = os.path.dirname(HERE)
 NAME = "run_all.sh"
 
 USAGE = """\
-Usage: ./run_all.sh [--quiet] [--traps] [--web] [--exercises] [--no-build] [PROGRAM...]
+Usage: ./run_all.sh [--quiet] [--traps] [--web] [--exercises] [--json FILE]
+                    [--no-build] [PROGRAM...]
+       ./run_all.sh --handout FOLDER
 
 Configures the build if needed, then builds and runs the Chapter 12 programs
-one by one -- 58 to 63, then the extras (the chapter's claims checked, the
-per-element pass, the GLSL shader) -- each under a header with its book
+one by one -- 58 to 63, then the extras that belong in a class (the chapter's
+claims checked, the GLSL shader) -- each under a header with its book
 section, checks each against its golden file in expected_output/, and ends
 with a summary table. Only what it runs is built.
 
   PROGRAM      a program number (58 ... 63), an extra's id (claims,
                per_element, glsl), an exercise's (ex1 ... ex5), or the
                name of a program in those rows (59_bitonic_split_kernel);
-               default: the six lessons and the extras (the other extras,
-               sort, tree and multi_gpu, run through ctest: README.md)
+               default: the six lessons, claims and glsl (per_element, whose
+               first build takes a minute, runs when named; the other
+               extras, sort, tree and multi_gpu, run through ctest: README.md)
   --quiet      print only the summary table, and what each FAIL printed
                (its difference from the golden, or its build errors)
   --traps      also run each COMMON TRAP right after its program; a trap
-               passes when it fails exactly as the book says (MISMATCH, exit 1)
+               passes when it fails as it must (MISMATCH, exit 1); its note
+               says where that differs from the book (ch12/ERRATA.md)
   --web        also run 59, 61 and 63 as the web page computes them (WebGPU
                in headless Chromium, through ch12/web/tests/page_output.py),
                checked against the same goldens; needs chromium and
                chromedriver, else those rows are SKIP and say how to get them
   --exercises  run the exercises (ch12/exercises/): each starter -- TODO with
                what its check said, until you have done it -- and its
-               reference solution; with PROGRAMs, as well as those
+               reference solution; with PROGRAMs, as well as those. A kernel
+               exercise has two rows: on the GPU, and "(sim)", in the block
+               simulator on the CPU (no GPU, no nvcc needed)
+  --json FILE  also write each result as JSON to FILE (for grading: per
+               exercise TODO / PASS / FAIL, its message, its time and the
+               version of its check; the file is replaced at the end)
+  --handout FOLDER
+               make the student handout in FOLDER (a new folder): this
+               checkout without the reference solutions and ANSWERS.md, each
+               exercise's starter as shipped; it builds, and its
+               ./run_all.sh --exercises shows every exercise as TODO
   --no-build   use the existing build: build and configure nothing
   --help       this text
 
@@ -61,10 +78,11 @@ pass. A program that this build should have made and did not is a FAIL.
 
 Each row runs exactly the command of its CTest test, as the build exported
 it (ch12_programs.json in the build folder). Exit status: 0 when nothing
-FAILed, 1 otherwise, 2 for a bad argument or an unknown program (decided
-before anything is configured), 128 + the signal when interrupted by SIGINT
-(130), SIGTERM (143), SIGHUP (129: the terminal was closed) or SIGQUIT (131):
-what was running, and all it started, is stopped first.
+FAILed, 1 otherwise, 2 for a bad argument or an unknown program (a name is
+looked up in that table, once the build is configured: nothing is built or
+run for a bad one), 128 + the signal when interrupted by SIGINT (130),
+SIGTERM (143), SIGHUP (129: the terminal was closed) or SIGQUIT (131): what
+was running, and all it started, is stopped first.
 
 Environment: CH12_BUILD_DIR -- the build folder to configure, build and run
 (default: build/ next to this script; a relative path is taken from the
@@ -83,108 +101,6 @@ class Failure(Exception):
 def say_err(text):
     sys.stderr.write("%s: %s\n" % (NAME, text))
     sys.stderr.flush()
-
-
-# ---- the programs' names, read from the declarations (before any build) ------------------
-
-def _cmake_calls(text):
-    """(command, [arguments]) for each command call in a CMake file, outside
-    function bodies, with comments dropped and quoted arguments unquoted."""
-    calls = []
-    i, n, depth = 0, len(text), 0
-    word = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(")
-    while i < n:
-        c = text[i]
-        if c == "#":
-            j = text.find("\n", i)
-            i = n if j < 0 else j + 1
-            continue
-        m = word.match(text, i)
-        if not m or (i > 0 and (text[i - 1].isalnum() or text[i - 1] == "_")):
-            i += 1
-            continue
-        command = m.group(1).lower()
-        i = m.end()
-        args, token, nest, quoted = [], None, 0, False
-        while i < n:
-            c = text[i]
-            if quoted:
-                if c == "\\" and i + 1 < n:
-                    token += text[i + 1]
-                    i += 2
-                    continue
-                if c == '"':
-                    quoted = False
-                else:
-                    token += c
-            elif c == '"':
-                quoted = True
-                token = token if token is not None else ""
-            elif c == "#":
-                j = text.find("\n", i)
-                i = n if j < 0 else j
-                continue
-            elif c in " \t\r\n" or (c == ")" and nest == 0):
-                if token is not None:
-                    args.append(token)
-                    token = None
-                if c == ")":
-                    i += 1
-                    break
-            else:
-                if c == "(":
-                    nest += 1
-                elif c == ")":
-                    nest -= 1
-                token = (token or "") + c
-            i += 1
-        if command in ("function", "macro"):
-            depth += 1
-        elif command in ("endfunction", "endmacro"):
-            depth -= 1
-        elif depth == 0:
-            calls.append((command, args))
-    return calls
-
-
-def _value(args, key):
-    return args[args.index(key) + 1] if key in args and args.index(key) + 1 < len(args) else None
-
-
-def names_from_source(repo=REPO):
-    """The ids and names of the rows that run_all.sh can run, read from the
-    declarations in the CMakeLists.txt files (ch12_program with RUN_ALL or
-    TRAP_OF, ch12_exercise, ch12_row). None when a declaration is not plain
-    enough to read without CMake (a name made of variables): then the names
-    are checked against the configured build's table instead."""
-    files = [os.path.join(repo, "CMakeLists.txt")]
-    for root, dirs, found in os.walk(os.path.join(repo, "ch12")):
-        dirs.sort()
-        if "CMakeLists.txt" in found:
-            files.append(os.path.join(root, "CMakeLists.txt"))
-    names = set()
-    for path in files:
-        try:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-        except OSError:
-            return None
-        for command, args in _cmake_calls(text):
-            found = []
-            if command == "ch12_program" and args and ("RUN_ALL" in args or "TRAP_OF" in args):
-                found = [args[0], _value(args, "ID")]
-            elif command == "ch12_row" and args:
-                found = [args[0], _value(args, "ID")]
-            elif command == "ch12_exercise" and len(args) >= 2:
-                number, name = args[0], args[1]
-                found = ["ex" + number, name, "ex%s solution" % number, name + "_solution"]
-            else:
-                continue
-            for item in found:
-                if item is None or "${" in item:
-                    return None
-                names.add(item)
-    return names
 
 
 # ---- the build folder --------------------------------------------------------------------
@@ -289,6 +205,7 @@ class Runner:
         self.table = None
         self.table_mtime = None
         self.rows = []       # summary rows: (label, section, kind, status, note, seconds)
+        self.results = []    # the same rows, with what --json writes
         self.failures = []   # (label, what it printed): shown by --quiet
         self.failed = False
         tty = sys.stdout.isatty()
@@ -348,7 +265,7 @@ class Runner:
 
     # -- one run of one row
     def run_one(self, label, row, mode):
-        shown_kind = {"replay": "CPU", "web": "WEB"}.get(mode, row["kind"])
+        shown_kind = {"replay": "CPU", "web": "WEB", "sim": "SIM"}.get(mode, row["kind"])
         self.say()
         self.say("%s==== %s  Section %s (%s): %s ====%s"
                  % (self.bold, label, row["section"], shown_kind, row["what"], self.reset))
@@ -359,12 +276,21 @@ class Runner:
             self.failed = True
             self.failures.append((label, printed))
         self.rows.append((label, row["section"], shown_kind, status, note, seconds))
+        self.results.append({"label": label, "id": row["id"], "name": row["name"], "group": row["group"],
+                             "mode": mode, "kind": shown_kind, "section": row["section"], "result": status,
+                             "note": note or "", "message": self.verdict_line(printed) or self.expected_verdict(row, status)
+                             or note or "",
+                             "seconds": round(seconds, 3), "check_version": row.get("check_version") or None})
 
     def check(self, row, mode):
         """Builds what the row needs and runs its check: (status, note, what it printed)."""
-        target = None
+        target, own = None, False
+        for r in row["runs"]:  # this run's program (an exercise's GPU and simulator runs have one each)
+            if r["mode"] == mode:
+                target, own = r["record"].get("target"), True
         for r in row["runs"]:
-            target = target or r["record"].get("target")
+            if not own:
+                target = target or r["record"].get("target")
         if target and self.opts["build"]:
             ok, out = self.build(target)
             if not ok:
@@ -387,7 +313,9 @@ class Runner:
         if not all(record.get(k) is not None for k in ("compare", "check", "args")) or not record["compare"]:
             return "FAIL", "the table holds no check for it (configure the build again)", ""
         compare = record["compare"]
-        argv = compare + ([] if self.opts["quiet"] else ["--show"]) + record["check"] + ["--"] + program + record["args"]
+        # An exercise's output is always captured: its verdict is what --json records.
+        show = not self.opts["quiet"] or row["group"] == "exercise"
+        argv = compare + (["--show"] if show else []) + record["check"] + ["--"] + program + record["args"]
         rc, out = Children.run(argv, cwd=REPO)
         self.say(out.rstrip("\n"))
         if rc == 0:
@@ -411,13 +339,39 @@ class Runner:
                 return line.strip()
         return None
 
+    @staticmethod
+    def verdict_line(out):
+        """An exercise's first NOT YET line, else its PASS line (None for other programs)."""
+        lines = [l.strip() for l in out.splitlines()]
+        for line in lines:
+            if re.match(r"check \d+, .*: NOT YET -- ", line):
+                return line
+        for line in lines:
+            if re.match(r"exercise \d+: (PASS|NOT YET) -- ", line):
+                return line
+        return None
+
+    @staticmethod
+    def expected_verdict(row, status):
+        """An exercise's PASS line, when it passed without showing its output (--quiet)."""
+        if row["group"] == "exercise" and status == "PASS" and not row.get("starter_as_shipped"):
+            return next((l for l in row.get("expect_lines") or [] if re.match(r"exercise \d+: PASS -- ", l)), None)
+        return None
+
     def pass_note(self, row, mode, out):
         if row.get("starter_as_shipped"):
             return None  # the caller turns it into TODO
         if row["group"] == "trap":
+            if row.get("errata"):
+                return ("failed as it must (MISMATCH, exit 1), not quite as the book says: ch12/ERRATA.md, entry %s"
+                        % row["errata"])
             return "failed as the book says (MISMATCH, exit 1)"
         if mode == "replay":
-            return "the book's CPU replay; no GPU used"
+            if row["group"] in ("lesson", "trap"):
+                return "the book's CPU replay; no GPU used"
+            return "a CPU replay (a host loop plays the kernels' threads); no GPU used"
+        if mode == "sim":
+            return "the block simulator: every thread on the CPU, races checked; no GPU used"
         if mode == "web":
             return "the page's output, checked against the same golden"
         return ""
@@ -430,6 +384,7 @@ class Runner:
             said = (row.get("expect_lines") or [""])[0]
             self.rows[-1] = (l, section, kind, "TODO",
                              "your exercise, as shipped -- its check said: %s" % said, seconds)
+            self.results[-1].update(result="TODO", note=self.rows[-1][4], message=said)
 
     def summary(self):
         print()
@@ -463,7 +418,7 @@ def select(table, opts):
         if r["group"] in ("trap", "web"):
             continue
         selected = named(r) or (opts["exercises"] and r["group"] == "exercise") or \
-            (default and r["group"] in ("lesson", "extra"))
+            (default and r["group"] in ("lesson", "extra") and r.get("by_default", True))
         if selected:
             for run in r["runs"]:
                 runs.append((r["id"] if run["mode"] == "run" else "%s (%s)" % (r["id"], run["mode"]), r, run["mode"]))
@@ -479,8 +434,11 @@ def select(table, opts):
 
 
 def parse(argv):
-    opts = {"quiet": False, "traps": False, "web": False, "exercises": False, "build": True, "names": []}
-    for arg in argv:
+    opts = {"quiet": False, "traps": False, "web": False, "exercises": False, "build": True, "names": [],
+            "json": None, "handout": None}
+    args = list(argv)
+    while args:
+        arg = args.pop(0)
         if arg in ("-h", "--help"):
             sys.stdout.write(USAGE)
             sys.exit(0)
@@ -494,10 +452,44 @@ def parse(argv):
             opts["exercises"] = True
         elif arg == "--no-build":
             opts["build"] = False
+        elif arg.split("=", 1)[0] in ("--json", "--handout"):
+            key = arg.split("=", 1)[0]
+            if "=" in arg:
+                value = arg.split("=", 1)[1]
+            elif args:
+                value = args.pop(0)
+            else:
+                bad_argument("option '%s' needs a value (%s)" % (key, "a file" if key == "--json" else "a folder"))
+            if opts[key[2:]] is not None:
+                bad_argument("option '%s' was given twice" % key)
+            if value == "":
+                bad_argument("option '%s' needs a value, not an empty one" % key)
+            opts[key[2:]] = value
         elif arg.startswith("-"):
             bad_argument("unknown option '%s'" % arg)
         else:
             opts["names"].append(arg)
+    if opts["json"] is not None:
+        path = os.path.abspath(opts["json"])
+        if os.path.isdir(path):
+            bad_argument("--json %s is a folder: give the file to write" % opts["json"])
+        if not os.path.isdir(os.path.dirname(path)):
+            bad_argument("--json %s: the folder %s does not exist" % (opts["json"], os.path.dirname(path)))
+        opts["json"] = path
+    if opts["handout"] is not None:
+        path = os.path.abspath(opts["handout"])
+        others = opts["names"] or opts["exercises"] or opts["traps"] or opts["web"] or opts["json"]
+        if others:
+            bad_argument("--handout makes the handout and runs nothing: give it without programs, "
+                         "--exercises, --traps, --web or --json")
+        if os.path.lexists(path):
+            bad_argument("--handout %s already exists: give a new folder (nothing is written into, or over, "
+                         "an existing one)" % opts["handout"])
+        if not os.path.isdir(os.path.dirname(path)):
+            bad_argument("--handout %s: the folder %s does not exist" % (opts["handout"], os.path.dirname(path)))
+        if same_folder(os.path.dirname(path), REPO) or path.startswith(REPO + os.sep):
+            bad_argument("--handout %s is inside this checkout: give a folder outside it" % opts["handout"])
+        opts["handout"] = path
     return opts
 
 
@@ -546,12 +538,163 @@ def check_table_shape(table, path):
                 wrong("a run of row %s has an empty program" % r["name"])
 
 
+# ---- what --json writes ---------------------------------------------------------------------
+
+def exercise_results(results):
+    """One entry per exercise (and per reference solution) run: its rows
+    (the GPU's, the simulator's) folded into one result. FAIL if any row
+    failed; else TODO if any said TODO; else PASS if any passed; else SKIP."""
+    entries = {}
+    order = []
+    for r in results:
+        if r["group"] != "exercise":
+            continue
+        m = re.match(r"ex(\d+)( solution)?$", r["id"])
+        if not m:
+            continue
+        if r["id"] not in entries:
+            entries[r["id"]] = {"exercise": int(m.group(1)), "id": r["id"], "name": r["name"],
+                                "solution": bool(m.group(2)), "check_version": r["check_version"], "runs": []}
+            order.append(r["id"])
+        entries[r["id"]]["runs"].append({k: r[k] for k in ("label", "mode", "kind", "result", "message", "seconds")})
+    out = []
+    for key in order:
+        e = entries[key]
+        runs = e["runs"]
+        for status in ("FAIL", "TODO", "PASS", "SKIP"):
+            chosen = [x for x in runs if x["result"] == status]
+            if chosen:
+                e["result"] = status
+                e["message"] = chosen[0]["message"]
+                break
+        e["seconds"] = round(sum(x["seconds"] for x in runs), 3)
+        out.append(e)
+    return out
+
+
+def write_file_atomically(path, text):
+    """Writes text to path through a temporary file in the same folder,
+    renamed into place (the old file's mode kept; 0644 for a new one). A
+    path that is no regular file, or a file git tracks in this checkout, is
+    refused."""
+    if os.path.lexists(path) and (os.path.islink(path) or not os.path.isfile(path)):
+        raise Failure("%s exists and is not a regular file: not replaced" % path)
+    real = os.path.realpath(path)
+    if real.startswith(os.path.realpath(REPO) + os.sep):
+        rel = os.path.relpath(real, os.path.realpath(REPO))
+        tracked = subprocess.run(["git", "-C", REPO, "ls-files", "--error-unmatch", "--", rel],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0 \
+            if shutil.which("git") else rel.startswith("expected_output" + os.sep)
+        if tracked:
+            raise Failure("%s is a file of this checkout: not replaced (give another file)" % path)
+    mode = stat.S_IMODE(os.stat(path).st_mode) if os.path.exists(path) else 0o644
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix="." + os.path.basename(path) + ".")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def write_json(path, runner, table, status):
+    results = exercise_results(runner.results)
+    data = {
+        "format": "ch12-run-all-results 1",
+        "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "host": platform.node(),
+        "source_dir": REPO,
+        "build_dir": runner.build_dir,
+        "cuda": {"configured": bool(table.get("cuda", {}).get("configured")),
+                 "reason": table.get("cuda", {}).get("reason", "")},
+        "exit_status": status,
+        "exercises": [e for e in results if not e["solution"]],
+        "solutions": [e for e in results if e["solution"]],
+        "rows": runner.results,
+    }
+    write_file_atomically(path, json.dumps(data, indent=2) + "\n")
+
+
+# ---- the student handout --------------------------------------------------------------------
+
+HANDOUT_LEFT_OUT = ("ch12/exercises/solutions/", "ch12/ANSWERS.md")
+
+HANDOUT_NOTE = """\
+# The student handout of the Chapter 12 companion
+
+This folder is the companion to Chapter 12 (Bitonic Sort) as handed out for a
+course, made by `./run_all.sh --handout`. Left out: the exercises' reference
+solutions (`ch12/exercises/solutions/`) and the answers to the chapter's
+self-check questions (`ch12/ANSWERS.md`); links to them in the READMEs do not
+work here. Everything else is as in the companion.
+
+Start with the exercises: `ch12/exercises/README.md`. To see where you are:
+
+    ./run_all.sh --exercises
+
+Every exercise starts as TODO, with the line its check prints. With a GPU and
+nvcc each runs on the GPU; without, in the block simulator on the CPU (the
+"(sim)" rows) -- a C++ compiler, CMake and Python 3 are all it needs.
+"""
+
+
+def source_files(repo):
+    """The checkout's files, relative: git's list where it is a git checkout,
+    else every file except build folders and dot folders."""
+    if shutil.which("git") and os.path.exists(os.path.join(repo, ".git")):
+        p = subprocess.run(["git", "-C", repo, "ls-files", "-z"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        if p.returncode == 0:
+            return sorted(f for f in p.stdout.decode("utf-8", "surrogateescape").split("\0") if f)
+    files = []
+    for root, dirs, found in os.walk(repo):
+        rel_root = os.path.relpath(root, repo)
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not (rel_root == "." and d.startswith("build"))
+                         and d != "node_modules")
+        files += [os.path.normpath(os.path.join(rel_root, f)) for f in sorted(found)]
+    return files
+
+
+def make_handout(folder, table):
+    starters = [r for r in table["rows"] if r["group"] == "exercise" and re.match(r"ex\d+$", r["id"])]
+    if not starters:
+        raise Failure("the build's table lists no exercise: configure the build again (drop --no-build)")
+    edited = [r["id"] for r in starters if not r.get("starter_as_shipped")]
+    if edited:
+        raise Failure("the starter of %s is not the starter as shipped (see the configure step's message): a "
+                      "handout must hand out the starters as shipped -- 'git checkout' them first, or record "
+                      "their new hashes in ch12/exercises/CMakeLists.txt" % ", ".join(edited))
+    files = [f for f in source_files(REPO) if not any(f == x or f.startswith(x) for x in HANDOUT_LEFT_OUT)]
+    os.mkdir(folder)  # a new folder: made by this run, removed by it if the run does not finish
+    try:
+        copied = 0
+        for rel in files:
+            src = os.path.join(REPO, rel)
+            if not os.path.lexists(src) or os.path.isdir(src):
+                continue  # listed by git, deleted in the working tree
+            dst = os.path.join(folder, rel)
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            shutil.copy2(src, dst, follow_symlinks=False)
+            copied += 1
+        with open(os.path.join(folder, "HANDOUT.md"), "x", encoding="utf-8") as f:
+            f.write(HANDOUT_NOTE)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    print("the student handout is in %s: %d files of this checkout, and HANDOUT.md" % (folder, copied))
+    print("left out: %s" % ", ".join(HANDOUT_LEFT_OUT))
+    print("every exercise's starter is as shipped (%s); to see them as a student will:"
+          % ", ".join(r["id"] for r in starters))
+    print("  cd '%s' && ./run_all.sh --exercises" % folder.replace("'", "'\\''"))
+    return 0
+
+
 def main(argv):
     opts = parse(argv)
-    if opts["names"]:
-        known = names_from_source()
-        if known is not None:
-            check_names(opts["names"], known)
     build_dir = os.environ.get("CH12_BUILD_DIR") or os.path.join(REPO, "build")
     build_dir = os.path.abspath(build_dir)
     if os.path.lexists(build_dir) and not os.path.isdir(build_dir):
@@ -576,13 +719,23 @@ def run(opts, build_dir):
             table = runner.load_table()
             check_build_belongs_here(build_dir, table)
             check_names(opts["names"], {x for r in table["rows"] for x in (r["id"], r["name"])})
+            if opts["handout"]:
+                return make_handout(opts["handout"], table)
             for label, row, mode in select(table, opts):
                 runner.run_row(label, row, mode)
     except Failure as e:
         say_err(str(e))
         return e.status
     runner.summary()
-    return 1 if runner.failed else 0
+    status = 1 if runner.failed else 0
+    if opts["json"]:
+        try:
+            write_json(opts["json"], runner, table, status)
+        except (Failure, OSError) as e:
+            say_err("cannot write %s: %s" % (opts["json"], e))
+            return 1
+        print("results written to %s" % opts["json"])
+    return status
 
 
 if __name__ == "__main__":

@@ -22,6 +22,11 @@ its suite: every test that this configuration cannot build (each must be
 Skipped, with the configuration's reason), every test of 58, and run_all.sh
 and its unit tests against that build (test_tools.py's RunAllTest). No
 nested run starts another (these tests are never part of the subset).
+
+no_tools_on_path is also the laptop without nvcc that a course's students
+have: there every exercise must run, 1, 3, 4 and 5 in the block simulator --
+./run_all.sh --exercises --json shows each starter TODO with its check's
+NOT YET line and each reference solution PASS.
 """
 
 import argparse
@@ -40,6 +45,7 @@ import supervisor  # noqa: E402  (cmake, ctest and run_all.sh: stopped with it, 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 BUILT = ["58_bitonic_split_cpu_baseline", "ex2_any_n", "ex2_any_n_solution"]
+SIMULATED = ["ex1_descending", "ex3_merge_across_blocks", "ex4_one_launch", "ex5_per_element"]
 
 CONFIGS = {
     "cuda_off": {"defs": ["-DCH12_CUDA=OFF"], "env": {},
@@ -159,10 +165,13 @@ def main():
               % (sorted(set(reference) - set(names)), sorted(set(names) - set(reference))))
 
         # ---- build what the checks run
-        rc, out = run([cmake, "--build", build, "-j2"] + sum((["--target", t] for t in BUILT), []), env)
+        built = list(BUILT)
+        if a.config == "no_tools_on_path":
+            built += [p + s for p in SIMULATED for s in ("_sim", "_solution_sim")]
+        rc, out = run([cmake, "--build", build, "-j2"] + sum((["--target", t] for t in built), []), env)
         if rc != 0:
             print(out)
-            print("FAIL: building %s failed" % ", ".join(BUILT))
+            print("FAIL: building %s failed" % ", ".join(built))
             return 1
 
         # ---- the subset: what this build cannot make (Skipped, with the reason), and 58
@@ -192,6 +201,26 @@ def main():
               re.search(r"\n59 +12\.1 +GPU +SKIP .*%s" % re.escape(cfg["cuda_reason"][:40]), out) and
               re.search(r"\n59 \(replay\) +12\.1 +CPU +SKIP", out),
               "run_all.sh --no-build 58 59 on this build:\n" + out[-3000:])
+        if a.config == "no_tools_on_path":
+            # ---- every exercise without nvcc: the starters TODO, the solutions PASS
+            results = os.path.join(tmp.name, "exercises.json")
+            rc, out = run([os.path.join(REPO, "run_all.sh"), "--no-build", "--quiet", "--exercises", "--json", results],
+                          dict(env, CH12_BUILD_DIR=build))
+            check(rc == 0, "run_all.sh --no-build --exercises without nvcc:\n" + out[-3000:])
+            with open(results) as f:
+                data = json.load(f)
+            got = {e["id"]: e for e in data["exercises"] + data["solutions"]}
+            for n in range(1, 6):
+                e, sol = got.get("ex%d" % n, {}), got.get("ex%d solution" % n, {})
+                check(e.get("result") == "TODO" and re.match(r"check \d+, .*: NOT YET -- ", e.get("message", "")),
+                      "exercise %d without nvcc: %s, %r (want TODO with its NOT YET line)" % (n, e.get("result"),
+                                                                                            e.get("message")))
+                check(sol.get("result") == "PASS", "exercise %d's solution without nvcc: %s" % (n, sol.get("result")))
+                if n != 2:
+                    check(any(r["mode"] == "sim" and r["result"] in ("TODO", "PASS") for r in e.get("runs", [])),
+                          "exercise %d ran in the block simulator: %r" % (n, e.get("runs")))
+            print("exercises without nvcc: %s" % ", ".join("%s %s" % (k, v["result"]) for k, v in sorted(got.items())))
+
         rc, out = run([sys.executable, os.path.join(HERE, "test_tools.py"), "--build-dir", build,
                        "--cmake", cmake, "--only", "RunAllTest"], env)
         check(rc == 0, "test_tools.py RunAllTest on this build:\n" + out[-4000:])

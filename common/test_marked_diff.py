@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Tests of marked_diff.py and check_replay_goldens.py: on the repository's
-own traps, exercises and goldens, and on copies of them broken on purpose --
+own traps, exercises, claims copies and goldens, and on copies of them broken on purpose --
 a drift that the tools do not catch is a failure.
 
     python3 common/test_marked_diff.py
@@ -118,6 +118,48 @@ class ExerciseDiffTest(unittest.TestCase):
             self.assertIn(b"63_trap_no_pair_guard.cu", p.stdout)
 
 
+class CopyDiffTest(unittest.TestCase):
+    CLAIMS = "ch12/extras/claims/chapter_claims.cpp"
+
+    def setUp(self):
+        self.claims = lines_of(self.CLAIMS)
+
+    def test_every_copy_holds_as_shipped(self):
+        blocks, problems = marked_diff.copy_blocks(self.claims)
+        self.assertEqual(problems, [])
+        self.assertEqual(len(blocks), 6)
+        self.assertEqual(marked_diff.copy_problems(REPO, self.claims), [])
+
+    def test_a_copied_line_edited_is_caught(self):
+        i = self.claims.index("    int half = cnt / 2;")
+        claims = list(self.claims)
+        claims[i] = "    int half = cnt / 2 + 0;"
+        problems = marked_diff.copy_problems(REPO, claims)
+        self.assertTrue(any("bitonic_sort_cpu" in p and "not marked" in p for p in problems), problems)
+
+    def test_a_lesson_line_edited_later_is_caught(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            for rel in ("ch12/58_bitonic_split_cpu_baseline.cpp", "ch12/61_bitonic_merge_multipass.cu",
+                        "ch12/62_bitonic_sort_cpu_baseline.cpp", "ch12/63_bitonic_sort_iterative.cu", self.CLAIMS):
+                os.makedirs(os.path.dirname(os.path.join(tmp, rel)), exist_ok=True)
+                shutil.copy(os.path.join(REPO, rel), os.path.join(tmp, rel))
+            lesson = os.path.join(tmp, "ch12/58_bitonic_split_cpu_baseline.cpp")
+            with open(lesson, encoding="utf-8") as f:
+                text = f.read()
+            with open(lesson, "w", encoding="utf-8") as f:
+                f.write(text.replace("return i == n - 1;", "return i >= n - 1;"))
+            p = subprocess.run([sys.executable, os.path.join(HERE, "marked_diff.py"), "copies", "--repo", tmp],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+            self.assertEqual(p.returncode, 1, p.stdout)
+            self.assertIn(b"is_bitonic", p.stdout)
+
+    def test_a_function_the_lesson_no_longer_has_is_caught(self):
+        claims = [line.replace("copy of ch12/62_bitonic_sort_cpu_baseline.cpp: bitonic_merge_cpu",
+                               "copy of ch12/62_bitonic_sort_cpu_baseline.cpp: bitonic_merge_gpu") for line in self.claims]
+        problems = marked_diff.copy_problems(REPO, claims)
+        self.assertTrue(any("has no function bitonic_merge_gpu" in p for p in problems), problems)
+
+
 class ReplayGoldenTest(unittest.TestCase):
     def test_every_replay_golden_is_labelled_first_and_last(self):
         paths = glob.glob(os.path.join(REPO, "expected_output", "*.replay.txt"))
@@ -141,7 +183,7 @@ class ReplayGoldenTest(unittest.TestCase):
             self.assertTrue(any("book's output" in p for p in check_replay_goldens.problems_of(replay)))
 
 
-MIN_TESTS = 13
+MIN_TESTS = 17
 
 if __name__ == "__main__":
-    suite.run([TrapDiffTest, ExerciseDiffTest, ReplayGoldenTest], MIN_TESTS)
+    suite.run([TrapDiffTest, ExerciseDiffTest, CopyDiffTest, ReplayGoldenTest], MIN_TESTS)

@@ -423,25 +423,37 @@ class LibraryRulesTest(Case):
         return run([PY, LIBRARY_RULES, "--library-dir", lib, "--also", os.devnull] + list(extra))
 
     def test_item11_terminate_raise_and_a_file_in_a_subfolder_are_found(self):
-        for rel, text in (("a.cuh", "void f() { std::terminate(); }\n"),
-                          ("b.h", "#include <csignal>\nvoid g() { raise(SIGKILL); }\n"),
-                          ("deep/inside/c.cpp", "void h() { exit(3); }\n"),
-                          ("d.cu", "__device__ void k() { __trap(); }\n"),
-                          ("e.cpp", "void m() { ::kill(0, 9); }\n")):
-            lib = self.library({rel: text, "ok.cu": "int ok() { return 0; }\n"})
+        # The library is its folder's include/ (the API) and src/ (its own), subfolders included.
+        for rel, text in (("src/a.cuh", "void f() { std::terminate(); }\n"),
+                          ("include/bitonic/b.h", "#include <csignal>\nvoid g() { raise(SIGKILL); }\n"),
+                          ("src/deep/inside/c.cpp", "void h() { exit(3); }\n"),
+                          ("include/bitonic/deep/c2.h", "inline void h2() { std::_Exit(3); }\n"),
+                          ("src/d.cu", "__device__ void k() { __trap(); }\n"),
+                          ("src/e.cpp", "void m() { ::kill(0, 9); }\n")):
+            lib = self.library({rel: text, "src/ok.cu": "int ok() { return 0; }\n"})
             rc, out, err = self.rules(lib)
             self.assertEqual(rc, 1, rel + out + err)
             self.assertIn(os.path.basename(rel), out)
             shutil.rmtree(lib)
-        lib = self.library({"ok.cu": "// std::terminate() in a comment\nint ok() { return 0; }\n"})
+        lib = self.library({"src/ok.cu": "// std::terminate() in a comment\nint ok() { return 0; }\n"})
         rc, out, err = self.rules(lib)
         self.assertEqual(rc, 0, out + err)
+
+    def test_item11_what_the_library_includes_is_read_as_the_library(self):
+        # A header of the programs (support/), reached from the library by a
+        # relative #include, would be compiled into it unread.
+        lib = self.library({"src/ok.cu": '#include "../support/helper.h"\nint ok() { return helper(); }\n',
+                            "support/helper.h": "inline int helper() { exit(1); return 0; }\n"})
+        rc, out, err = self.rules(lib)
+        self.assertEqual(rc, 1, out + err)
+        self.assertIn("helper.h", out)
+        self.assertIn("not one of the library's files", out)
 
     def test_item11_the_compiled_objects_symbols_are_read(self):
         compiler = shutil.which("c++") or shutil.which("g++")
         if not compiler or not shutil.which("nm"):
             self.skipTest("no C++ compiler or nm here")
-        lib = self.library({"ok.cu": "int ok() { return 0; }\n"})
+        lib = self.library({"src/ok.cu": "int ok() { return 0; }\n"})
         for name, code in (("bitonic_sort.cu", "#include <csignal>\nint f() { return std::raise(SIGKILL); }\n"),
                            ("sort_request.cpp", "#include <exception>\nvoid g() { std::terminate(); }\n")):
             src = self.write(self.path("objs", name + ".cpp"), code)

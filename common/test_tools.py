@@ -142,6 +142,7 @@ class RunAllTest(unittest.TestCase):
         r = self.row(like)
         rec = records(r)["run"]
         rec.update(unbuilt=None, target="", check=list(check), program=list(program), args=list(args))
+        rec.setdefault("compare", [sys.executable, os.path.join(HERE, "compare_output.py")])  # an unbuilt record has none
         r["runs"] = [x for x in r["runs"] if x["mode"] == "run"]
         return r
 
@@ -165,12 +166,19 @@ class RunAllTest(unittest.TestCase):
                 rows += 1
         self.assertGreater(rows, 20)
 
-    def test_program_names_read_before_configuring_are_the_tables(self):
-        sys.path.insert(0, HERE)
-        import run_all
-        from_source = run_all.names_from_source()
-        self.assertIsNotNone(from_source, "a RUN_ALL declaration is not plain enough to be read without CMake")
-        self.assertEqual(from_source, {x for r in self.table["rows"] for x in (r["id"], r["name"])})
+    def test_run_all_reads_the_programs_only_from_the_table(self):
+        # Issue 27: no second reader of the declarations (run_all.py had its own CMake parser).
+        with open(os.path.join(HERE, "run_all.py"), encoding="utf-8") as f:
+            source = f.read()
+        for word in ("_cmake_calls", "names_from_source", "def _value("):
+            self.assertNotIn(word, source)
+        r = self.fake_row("58_bitonic_split_cpu_baseline", ["--expect-line=hi"], [sys.executable, "-c", "print('hi')"])
+        r.update(id="58x", name="a_program_only_this_table_has")
+        build = os.path.join(self.tmp.name, "b")
+        write_build(build, [r])
+        rc, out, err = run([RUN_ALL, "--no-build", "a_program_only_this_table_has"], env={"CH12_BUILD_DIR": build})
+        self.assertEqual(rc, 0, out + err)
+        self.assertRegex(out, r"\n58x +12\.1 +CPU +PASS")
 
     # ---- issue 16, items 11-14: run_all.sh and its build folder
 
@@ -206,7 +214,19 @@ class RunAllTest(unittest.TestCase):
         self.assertIn(b"waiting: another run_all.sh is using the build folder", err)
         self.assertRegex(out.decode(), r"\n58 +12\.1 +CPU +PASS")
 
-    def test_an_unknown_program_is_exit_2_before_anything_is_configured_even_without_cmake(self):
+    def test_an_unknown_program_is_exit_2_from_the_table_before_anything_is_built_or_run(self):
+        build = os.path.join(self.tmp.name, "b")
+        ran = os.path.join(self.tmp.name, "ran")
+        r = self.fake_row("58_bitonic_split_cpu_baseline", ["--expect-exit", "0"],
+                          [sys.executable, "-c", "open(%r, 'w')" % ran])
+        write_build(build, [r])
+        for args in (["--no-build", "58", "64"], ["--no-build", "64", "58"]):
+            rc, out, err = run([RUN_ALL] + args, env={"CH12_BUILD_DIR": build})
+            self.assertEqual(rc, 2, out + err)
+            self.assertIn("no program '64'", err)
+            self.assertEqual(out, "")
+            self.assertFalse(os.path.exists(ran), "it ran a program before refusing a bad name")
+        # Without a build and without CMake the names cannot be known: it says what is missing.
         tools = os.path.join(self.tmp.name, "bin")
         os.makedirs(tools)
         for tool in ("bash", "python3", "dirname", "env"):
@@ -216,10 +236,6 @@ class RunAllTest(unittest.TestCase):
                 os.symlink(found, os.path.join(tools, tool))
         fresh = os.path.join(self.tmp.name, "fresh build")
         rc, out, err = run(["bash", RUN_ALL, "64"], env={"CH12_BUILD_DIR": fresh, "PATH": tools})
-        self.assertEqual(rc, 2, out + err)
-        self.assertIn("no program '64'", err)
-        self.assertFalse(os.path.exists(fresh), "it made a build folder for a bad name")
-        rc, out, err = run(["bash", RUN_ALL, "58"], env={"CH12_BUILD_DIR": fresh, "PATH": tools})
         self.assertEqual(rc, 1, out + err)
         self.assertIn("'cmake' was not found", err)
 
@@ -251,7 +267,7 @@ class RunAllTest(unittest.TestCase):
         rc, out, err = run([RUN_ALL, "--no-build", "--exercises"], env={"CH12_BUILD_DIR": build})
         self.assertEqual(rc, 0, out + err)
         summary = out.split("Summary")[1]
-        self.assertRegex(summary, r"\nex2 +12\.3 +CPU +TODO .*as shipped -- its check said: check 1, n = 1 \.\. 100.*NOT YET")
+        self.assertRegex(summary, r"\nex2 +12\.3 +CPU +TODO .*as shipped -- its check said: check 1, n = 1 \.\. 300.*NOT YET")
         self.assertRegex(summary, r"\nex2 solution +12\.3 +CPU +PASS")
         self.assertNotRegex(summary, r"\n58 ")
         rc, out, err = run([RUN_ALL, "--no-build", "ex2"], env={"CH12_BUILD_DIR": build})
@@ -268,6 +284,137 @@ class RunAllTest(unittest.TestCase):
         self.assertEqual(rc, 0, out + err)
         self.assertRegex(out.split("Summary")[1],
                          r"\n59 \(web\) +12\.1 +WEB +SKIP .*apt-get install chromium chromium-driver")
+
+    # ---- issue 26: grading, the simulator's rows, the notes, the default run
+
+    def compiled(self, name, mode):
+        """The row, or a skip when this build has not compiled the program of its `mode` run."""
+        r = self.row(name)
+        rec = records(r).get(mode)
+        if rec is None or rec["unbuilt"] or not os.access(rec["program"][0], os.X_OK):
+            self.skipTest("%s's %s program is not built here" % (name, mode))
+        return r
+
+    def test_json_holds_each_exercise_result_message_time_and_check_version(self):
+        r_todo = self.compiled("ex2_any_n", "run")
+        r_pass = self.compiled("ex2_any_n_solution", "run")
+        fail = self.fake_row("ex2_any_n", ["--expect-exit", "0", "--expect-line=exercise 4: PASS -- it works"],
+                             [sys.executable, "-c", "print('check 1, four: NOT YET -- race on g_a[1]: ...'); "
+                                                    "print('exercise 4: NOT YET -- 1 of 1 checks failed'); exit(1)"])
+        fail.update(id="ex4", name="ex4_fake", starter_as_shipped=False, check_version="0123456789ab")
+        build = os.path.join(self.tmp.name, "b")
+        write_build(build, [r_todo, r_pass, fail])
+        out_file = os.path.join(self.tmp.name, "class", "student.json")
+        os.makedirs(os.path.dirname(out_file))
+        rc, out, err = run([RUN_ALL, "--no-build", "--quiet", "--exercises", "--json", out_file],
+                           env={"CH12_BUILD_DIR": build})
+        self.assertEqual(rc, 1, out + err)
+        with open(out_file) as f:
+            data = json.load(f)
+        self.assertEqual(data["format"], "ch12-run-all-results 1")
+        self.assertEqual(data["exit_status"], 1)
+        self.assertRegex(data["finished"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
+        for key in ("host", "source_dir", "build_dir", "cuda", "rows"):
+            self.assertIn(key, data)
+        got = {e["id"]: e for e in data["exercises"] + data["solutions"]}
+        self.assertEqual(sorted(got), ["ex2", "ex2 solution", "ex4"])
+        self.assertEqual([e["id"] for e in data["solutions"]], ["ex2 solution"])
+        for e in got.values():
+            self.assertEqual(set(e), {"exercise", "id", "name", "solution", "result", "message", "seconds",
+                                      "check_version", "runs"})
+            self.assertIsInstance(e["seconds"], float)
+            self.assertRegex(e["check_version"], r"^[0-9a-f]{12}$")
+            for run_ in e["runs"]:
+                self.assertEqual(set(run_), {"label", "mode", "kind", "result", "message", "seconds"})
+        self.assertEqual((got["ex2"]["exercise"], got["ex2"]["result"]), (2, "TODO"))
+        self.assertRegex(got["ex2"]["message"], r"^check 1, n = 1 \.\. 300.*: NOT YET -- ")
+        self.assertEqual((got["ex2 solution"]["result"], got["ex2 solution"]["message"]),
+                         ("PASS", "exercise 2: PASS -- every length sorts, through the network"))
+        self.assertEqual((got["ex4"]["exercise"], got["ex4"]["result"]), (4, "FAIL"))
+        self.assertEqual(got["ex4"]["message"], "check 1, four: NOT YET -- race on g_a[1]: ...")
+        self.assertEqual(got["ex4"]["check_version"], "0123456789ab")
+        self.assertEqual(os.stat(out_file).st_mode & 0o777, 0o644)
+        self.assertEqual(sorted(os.listdir(os.path.dirname(out_file))), ["student.json"])  # no temporary left
+
+    def test_json_and_handout_arguments_are_checked_first(self):
+        folder = os.path.join(self.tmp.name, "there")
+        os.makedirs(folder)
+        for args, said in ((["--json"], "option '--json' needs a value"),
+                           (["--json", folder], "is a folder"),
+                           (["--json", os.path.join(self.tmp.name, "no", "x.json")], "does not exist"),
+                           (["--json", "a.json", "--json", "b.json"], "was given twice"),
+                           (["--handout", folder], "already exists"),
+                           (["--handout", os.path.join(self.tmp.name, "new"), "ex1"], "runs nothing"),
+                           (["--handout", os.path.join(REPO, "handout")], "inside this checkout")):
+            rc, out, err = run([RUN_ALL, "--no-build"] + args, env={"CH12_BUILD_DIR": "/nonexistent/build"})
+            self.assertEqual(rc, 2, (args, out, err))
+            self.assertIn(said, err)
+            self.assertEqual(out, "")
+        self.assertEqual(os.listdir(folder), [])
+
+    def test_a_json_file_of_the_checkout_is_never_replaced(self):
+        r = self.compiled("58_bitonic_split_cpu_baseline", "run")
+        build = os.path.join(self.tmp.name, "b")
+        write_build(build, [r])
+        golden = os.path.join(REPO, "expected_output", "58_bitonic_split_cpu_baseline.txt")
+        with open(golden, "rb") as f:
+            before = f.read()
+        rc, out, err = run([RUN_ALL, "--no-build", "--quiet", "58", "--json", golden], env={"CH12_BUILD_DIR": build})
+        self.assertEqual(rc, 1, out + err)
+        self.assertIn("is a file of this checkout: not replaced", err)
+        with open(golden, "rb") as f:
+            self.assertEqual(f.read(), before)
+
+    def test_a_kernel_exercise_has_a_gpu_row_and_a_simulator_row(self):
+        r = self.compiled("ex4_one_launch_solution", "sim")
+        build = os.path.join(self.tmp.name, "b")
+        write_build(build, [r])
+        rc, out, err = run([RUN_ALL, "--no-build", "ex4 solution"], env={"CH12_BUILD_DIR": build, "CUDA_VISIBLE_DEVICES": ""})
+        self.assertEqual(rc, 0, out + err)
+        summary = out.split("Summary")[1]
+        self.assertRegex(summary, r"\nex4 solution +12\.3 +GPU +(SKIP|PASS) ")
+        self.assertRegex(summary, r"\nex4 solution \(sim\) +12\.3 +SIM +PASS .*the block simulator")
+        self.assertIn("[block simulator: the kernels run on the CPU", out)
+
+    def test_notes_say_whose_replay_and_which_traps_differ_from_the_book(self):
+        def passing(name, check, mode="run", **fields):
+            r = self.row(name)
+            rec = records(r)[mode]
+            status = int(check[check.index("--expect-exit") + 1])
+            rec.update(unbuilt=None, target="", check=list(check) + ["--expect-empty-stdout"], args=[],
+                       program=[sys.executable, "-c", "import sys; sys.exit(%d)" % status])
+            rec.setdefault("compare", [sys.executable, os.path.join(HERE, "compare_output.py")])
+            r["runs"] = [x for x in r["runs"] if x["mode"] == mode]
+            r.update(fields)
+            return r
+        rows = [passing("58_bitonic_split_cpu_baseline", ["--expect-exit", "0"]),
+                passing("58_trap_adjacent_pairs", ["--expect-exit", "1"]),
+                passing("61_bitonic_merge_multipass", ["--expect-exit", "0"]),
+                passing("61_trap_first_group_only", ["--expect-exit", "1"]),
+                passing("bitonic_per_element_pass", ["--expect-exit", "0"], mode="replay")]
+        self.assertEqual(rows[1]["errata"], "3")
+        build = os.path.join(self.tmp.name, "b")
+        write_build(build, rows)
+        rc, out, err = run([RUN_ALL, "--no-build", "--traps", "58", "61 trap", "per_element"], env={"CH12_BUILD_DIR": build})
+        self.assertEqual(rc, 0, out + err)
+        summary = out.split("Summary")[1]
+        self.assertRegex(summary, r"\n58 trap .*PASS .*failed as it must \(MISMATCH, exit 1\), not quite as the book "
+                                  r"says: ch12/ERRATA\.md, entry 3")
+        self.assertRegex(summary, r"\n61 trap .*PASS .*failed as the book says")
+        self.assertRegex(summary, r"\nper_element \(replay\) .*PASS .*a CPU replay \(a host loop")
+        self.assertNotRegex(summary, r"per_element \(replay\).*the book's")
+
+    def test_the_default_run_leaves_out_what_is_slow_to_build_unless_named(self):
+        r = self.fake_row("58_bitonic_split_cpu_baseline", ["--expect-line=x"], [sys.executable, "-c", "print('x')"])
+        slow = self.fake_row("bitonic_per_element_pass", ["--expect-line=x"], [sys.executable, "-c", "print('x')"])
+        self.assertFalse(slow["by_default"])
+        build = os.path.join(self.tmp.name, "b")
+        write_build(build, [r, slow])
+        rc, out, err = run([RUN_ALL, "--no-build"], env={"CH12_BUILD_DIR": build})
+        self.assertEqual(rc, 0, out + err)
+        self.assertNotIn("per_element", out.split("Summary")[1])
+        rc, out, err = run([RUN_ALL, "--no-build", "per_element"], env={"CH12_BUILD_DIR": build})
+        self.assertRegex(out.split("Summary")[1], r"\nper_element +extra +GPU +PASS")
 
     # ---- issue 16, item 10: an interrupt stops what runs
 
@@ -541,7 +688,7 @@ class LabelTest(unittest.TestCase):
         self.assertEqual(clashes, [], "ctest -L <a> would also select the tests labelled <b>")
 
 
-MIN_TESTS = 29
+MIN_TESTS = 35
 CASES = [RunAllTest, SanitizeTest, CMakeTest, MetaUsageTest, StandaloneBuildTest, LabelTest]
 
 if __name__ == "__main__":

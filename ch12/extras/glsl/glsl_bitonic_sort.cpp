@@ -5,13 +5,15 @@
 //   glsl_bitonic_sort                       the traced run (its golden): 1024 floats in one
 //                                           dispatch, then the dispatches and barriers for a few n
 //   glsl_bitonic_sort --n N [--input KIND]  sort N floats, check them against std::sort
+//                                           (the input kinds: ch12/extras/sort/support/input_kinds.h)
 //   glsl_bitonic_sort --bench LIST          time the sort (timestamp queries), median of --runs
 //
 // The shaders (bitonic_local.comp, bitonic_global.comp) are compiled to
 // SPIR-V by glslc at build time and embedded here; running needs only the
 // Vulkan loader (libvulkan.so.1) and a driver, both loaded at run time: with
 // no loader or no device the program says so on stderr and exits 77, like the
-// CUDA programs without a GPU.
+// CUDA programs without a GPU. Every Vulkan step returns the companion's
+// Status (ch12/status.h); main ends the program on it.
 //
 // Sorting n floats: n is padded to a power of two P >= 1024 with the largest
 // float of the order (+NaN with every payload bit set, 0x7FFFFFFF), which
@@ -39,8 +41,12 @@
 #include <string>
 #include <vector>
 
+#include "bitonic/key_types.h"
 #include "cli.h"
-#include "key_types.h"
+#include "sort_programs.h"  // the input kinds, ch12::exit_status()
+
+using ch12::Errc;
+using ch12::Status;
 
 static const uint32_t kLocalSpv[] = {
 #include "bitonic_local.spv.inc"
@@ -49,19 +55,17 @@ static const uint32_t kGlobalSpv[] = {
 #include "bitonic_global.spv.inc"
 };
 
-static const char* g_name = "glsl_bitonic_sort";
+// No Vulkan here (no loader, no driver, no device that fits): exit 77.
+static Status skip(const std::string& reason) { return ch12::failure(Errc::cannot_run_here, "skipped: " + reason); }
 
-[[noreturn]] static void skip(const std::string& reason) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "%s: skipped: %s\n", g_name, reason.c_str());
-    std::exit(77);
+namespace ch12 {
+// A Vulkan call's result as a Status, for CH12_TRY.
+inline Status status_of(VkResult r, const char* call, const char*, int) {
+    if (r == VK_SUCCESS) return {};
+    return failure(Errc::vulkan, std::string("Vulkan error: ") + call + " failed with VkResult " + std::to_string((int)r),
+                   (int)r);
 }
-[[noreturn]] static void fail(const char* call, VkResult r) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "%s: Vulkan error: %s failed with VkResult %d\n", g_name, call, (int)r);
-    std::exit(1);
-}
-#define VK_CHECK(call) do { VkResult r_ = (call); if (r_ != VK_SUCCESS) fail(#call, r_); } while (0)
+}  // namespace ch12
 
 // ---- the Vulkan functions this program uses, loaded at run time ---------------
 #define VK_INSTANCE_FUNCTIONS(X) \
@@ -111,14 +115,15 @@ struct Buffer {
     VkDeviceSize size = 0;
 };
 
-static void load_loader() {
+static Status load_loader() {
     const char* path = std::getenv("CH12_VULKAN_LOADER");  // for the tests: a loader that is not there
     if (!path || !*path) path = "libvulkan.so.1";
     void* lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!lib) skip(std::string("no Vulkan loader (") + dlerror() + "); install it (Debian/Ubuntu: libvulkan1)");
+    if (!lib) return skip(std::string("no Vulkan loader (") + dlerror() + "); install it (Debian/Ubuntu: libvulkan1)");
     vkGetInstanceProcAddr = reinterpret_cast<PFN_vkGetInstanceProcAddr>(dlsym(lib, "vkGetInstanceProcAddr"));
-    if (!vkGetInstanceProcAddr) skip(std::string(path) + " has no vkGetInstanceProcAddr");
+    if (!vkGetInstanceProcAddr) return skip(std::string(path) + " has no vkGetInstanceProcAddr");
     vkCreateInstance = reinterpret_cast<PFN_vkCreateInstance>(vkGetInstanceProcAddr(VK_NULL_HANDLE, "vkCreateInstance"));
+    return {};
 }
 
 static uint32_t memory_type(const Gpu& g, uint32_t bits, VkMemoryPropertyFlags want) {
@@ -127,28 +132,28 @@ static uint32_t memory_type(const Gpu& g, uint32_t bits, VkMemoryPropertyFlags w
     return UINT32_MAX;
 }
 
-static Buffer make_buffer(const Gpu& g, VkDeviceSize size, VkBufferUsageFlags usage, VkMemoryPropertyFlags want,
-                          VkMemoryPropertyFlags fallback) {
-    Buffer b;
+static Status make_buffer(const Gpu& g, VkDeviceSize size, VkBufferUsageFlags usage, VkMemoryPropertyFlags want,
+                          VkMemoryPropertyFlags fallback, Buffer* out) {
+    Buffer& b = *out;
     b.size = size;
     VkBufferCreateInfo info{};
     info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
     info.size = size;
     info.usage = usage;
     info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-    VK_CHECK(vkCreateBuffer(g.device, &info, nullptr, &b.buffer));
+    CH12_TRY(vkCreateBuffer(g.device, &info, nullptr, &b.buffer));
     VkMemoryRequirements req;
     vkGetBufferMemoryRequirements(g.device, b.buffer, &req);
     uint32_t type = memory_type(g, req.memoryTypeBits, want);
     if (type == UINT32_MAX) type = memory_type(g, req.memoryTypeBits, fallback);
-    if (type == UINT32_MAX) fail("finding a memory type", VK_ERROR_OUT_OF_DEVICE_MEMORY);
+    if (type == UINT32_MAX) CH12_TRY(ch12::status_of(VK_ERROR_OUT_OF_DEVICE_MEMORY, "finding a memory type", __FILE__, __LINE__));
     VkMemoryAllocateInfo alloc{};
     alloc.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
     alloc.allocationSize = req.size;
     alloc.memoryTypeIndex = type;
-    VK_CHECK(vkAllocateMemory(g.device, &alloc, nullptr, &b.memory));
-    VK_CHECK(vkBindBufferMemory(g.device, b.buffer, b.memory, 0));
-    return b;
+    CH12_TRY(vkAllocateMemory(g.device, &alloc, nullptr, &b.memory));
+    CH12_TRY(vkBindBufferMemory(g.device, b.buffer, b.memory, 0));
+    return {};
 }
 
 static void free_buffer(const Gpu& g, Buffer& b) {
@@ -157,13 +162,13 @@ static void free_buffer(const Gpu& g, Buffer& b) {
     b = Buffer{};
 }
 
-static VkPipeline make_pipeline(const Gpu& g, const uint32_t* spv, size_t bytes) {
+static Status make_pipeline(const Gpu& g, const uint32_t* spv, size_t bytes, VkPipeline* pipeline) {
     VkShaderModuleCreateInfo info{};
     info.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
     info.codeSize = bytes;
     info.pCode = spv;
     VkShaderModule module;
-    VK_CHECK(vkCreateShaderModule(g.device, &info, nullptr, &module));
+    CH12_TRY(vkCreateShaderModule(g.device, &info, nullptr, &module));
     VkComputePipelineCreateInfo pinfo{};
     pinfo.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
     pinfo.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
@@ -171,17 +176,16 @@ static VkPipeline make_pipeline(const Gpu& g, const uint32_t* spv, size_t bytes)
     pinfo.stage.module = module;
     pinfo.stage.pName = "main";
     pinfo.layout = g.layout;
-    VkPipeline pipeline;
-    VK_CHECK(vkCreateComputePipelines(g.device, VK_NULL_HANDLE, 1, &pinfo, nullptr, &pipeline));
+    const VkResult r = vkCreateComputePipelines(g.device, VK_NULL_HANDLE, 1, &pinfo, nullptr, pipeline);
     vkDestroyShaderModule(g.device, module, nullptr);
-    return pipeline;
+    CH12_TRY(ch12::status_of(r, "vkCreateComputePipelines(g.device, VK_NULL_HANDLE, 1, &pinfo, nullptr, pipeline)",
+                             __FILE__, __LINE__));
+    return {};
 }
 
-// Instance, device (discrete GPU first, then integrated, virtual, CPU), queue,
-// pipelines. Exits 77 when there is no usable device.
-static Gpu open_gpu() {
-    load_loader();
-    Gpu g;
+// The instance, and the instance-level functions. No driver: exit 77.
+static Status create_instance(Gpu& g) {
+    CH12_TRY(load_loader());
     VkApplicationInfo app{};
     app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
     app.pApplicationName = "glsl_bitonic_sort";
@@ -191,17 +195,22 @@ static Gpu open_gpu() {
     info.pApplicationInfo = &app;
     VkResult r = vkCreateInstance(&info, nullptr, &g.instance);
     if (r == VK_ERROR_INCOMPATIBLE_DRIVER || r == VK_ERROR_INITIALIZATION_FAILED)
-        skip("no Vulkan driver found (vkCreateInstance: VkResult " + std::to_string((int)r) +
-             "); install one (Debian/Ubuntu: mesa-vulkan-drivers runs Vulkan on the CPU)");
-    VK_CHECK(r);
+        return skip("no Vulkan driver found (vkCreateInstance: VkResult " + std::to_string((int)r) +
+                    "); install one (Debian/Ubuntu: mesa-vulkan-drivers runs Vulkan on the CPU)");
+    CH12_TRY(r);
 #define LOAD_INSTANCE(f) f = reinterpret_cast<PFN_##f>(vkGetInstanceProcAddr(g.instance, #f));
     VK_INSTANCE_FUNCTIONS(LOAD_INSTANCE)
+    return {};
+}
 
+// The device (discrete GPU first, then integrated, virtual, CPU) and its
+// compute queue family. None that can run the shader: exit 77.
+static Status pick_device(Gpu& g) {
     uint32_t count = 0;
-    VK_CHECK(vkEnumeratePhysicalDevices(g.instance, &count, nullptr));
-    if (count == 0) skip("no Vulkan device found");
+    CH12_TRY(vkEnumeratePhysicalDevices(g.instance, &count, nullptr));
+    if (count == 0) return skip("no Vulkan device found");
     std::vector<VkPhysicalDevice> devices(count);
-    VK_CHECK(vkEnumeratePhysicalDevices(g.instance, &count, devices.data()));
+    CH12_TRY(vkEnumeratePhysicalDevices(g.instance, &count, devices.data()));
     const VkPhysicalDeviceType preference[] = {VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU, VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU,
                                                VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU, VK_PHYSICAL_DEVICE_TYPE_CPU,
                                                VK_PHYSICAL_DEVICE_TYPE_OTHER};
@@ -230,9 +239,15 @@ static Gpu open_gpu() {
             }
         }
     }
-    if (!g.physical) skip("no Vulkan device can run a 512-invocation compute shader" + (refused.empty() ? std::string() : ": " + refused));
+    if (!g.physical)
+        return skip("no Vulkan device can run a 512-invocation compute shader" +
+                    (refused.empty() ? std::string() : ": " + refused));
     vkGetPhysicalDeviceMemoryProperties(g.physical, &g.memory);
+    return {};
+}
 
+// The logical device, its queue, and the device-level functions.
+static Status create_device(Gpu& g) {
     const float priority = 1.0f;
     VkDeviceQueueCreateInfo qinfo{};
     qinfo.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
@@ -243,11 +258,15 @@ static Gpu open_gpu() {
     dinfo.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
     dinfo.queueCreateInfoCount = 1;
     dinfo.pQueueCreateInfos = &qinfo;
-    VK_CHECK(vkCreateDevice(g.physical, &dinfo, nullptr, &g.device));
+    CH12_TRY(vkCreateDevice(g.physical, &dinfo, nullptr, &g.device));
 #define LOAD_DEVICE(f) f = reinterpret_cast<PFN_##f>(vkGetDeviceProcAddr(g.device, #f));
     VK_DEVICE_FUNCTIONS(LOAD_DEVICE)
     vkGetDeviceQueue(g.device, g.queue_family, 0, &g.queue);
+    return {};
+}
 
+// One storage buffer and two push constants; the two pipelines.
+static Status create_pipelines(Gpu& g) {
     VkDescriptorSetLayoutBinding binding{};
     binding.binding = 0;
     binding.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
@@ -257,7 +276,7 @@ static Gpu open_gpu() {
     linfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
     linfo.bindingCount = 1;
     linfo.pBindings = &binding;
-    VK_CHECK(vkCreateDescriptorSetLayout(g.device, &linfo, nullptr, &g.set_layout));
+    CH12_TRY(vkCreateDescriptorSetLayout(g.device, &linfo, nullptr, &g.set_layout));
     VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, 2 * sizeof(uint32_t)};
     VkPipelineLayoutCreateInfo plinfo{};
     plinfo.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
@@ -265,10 +284,14 @@ static Gpu open_gpu() {
     plinfo.pSetLayouts = &g.set_layout;
     plinfo.pushConstantRangeCount = 1;
     plinfo.pPushConstantRanges = &push;
-    VK_CHECK(vkCreatePipelineLayout(g.device, &plinfo, nullptr, &g.layout));
-    g.local = make_pipeline(g, kLocalSpv, sizeof kLocalSpv);
-    g.global = make_pipeline(g, kGlobalSpv, sizeof kGlobalSpv);
+    CH12_TRY(vkCreatePipelineLayout(g.device, &plinfo, nullptr, &g.layout));
+    CH12_TRY(make_pipeline(g, kLocalSpv, sizeof kLocalSpv, &g.local));
+    CH12_TRY(make_pipeline(g, kGlobalSpv, sizeof kGlobalSpv, &g.global));
+    return {};
+}
 
+// The descriptor pool, the command pool, and (when the queue has them) the timestamp queries.
+static Status create_pools(Gpu& g) {
     VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1};
     VkDescriptorPoolCreateInfo pinfo{};
     pinfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
@@ -276,20 +299,31 @@ static Gpu open_gpu() {
     pinfo.maxSets = 1;
     pinfo.poolSizeCount = 1;
     pinfo.pPoolSizes = &size;
-    VK_CHECK(vkCreateDescriptorPool(g.device, &pinfo, nullptr, &g.pool));
+    CH12_TRY(vkCreateDescriptorPool(g.device, &pinfo, nullptr, &g.pool));
     VkCommandPoolCreateInfo cinfo{};
     cinfo.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
     cinfo.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
     cinfo.queueFamilyIndex = g.queue_family;
-    VK_CHECK(vkCreateCommandPool(g.device, &cinfo, nullptr, &g.commands));
+    CH12_TRY(vkCreateCommandPool(g.device, &cinfo, nullptr, &g.commands));
     if (g.timestamps) {
         VkQueryPoolCreateInfo qpinfo{};
         qpinfo.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
         qpinfo.queryType = VK_QUERY_TYPE_TIMESTAMP;
         qpinfo.queryCount = 2;
-        VK_CHECK(vkCreateQueryPool(g.device, &qpinfo, nullptr, &g.queries));
+        CH12_TRY(vkCreateQueryPool(g.device, &qpinfo, nullptr, &g.queries));
     }
-    return g;
+    return {};
+}
+
+// Instance, device, queue, pipelines, pools. Errc::cannot_run_here when
+// there is no usable device (exit 77).
+static Status open_gpu(Gpu* g) {
+    CH12_TRY(create_instance(*g));
+    CH12_TRY(pick_device(*g));
+    CH12_TRY(create_device(*g));
+    CH12_TRY(create_pipelines(*g));
+    CH12_TRY(create_pools(*g));
+    return {};
 }
 
 static void close_gpu(Gpu& g) {
@@ -320,147 +354,179 @@ struct SortResult {
     double gpu_ms = -1;  // the dispatches alone, by timestamps (when the queue has them)
 };
 
-// Sorts `in` on the device, repeating the sort `repeats` times from the same
-// input (for timing); returns the last result and the median time.
-static SortResult sort_on_gpu(Gpu& g, const std::vector<float>& in, int repeats = 1) {
-    SortResult res;
-    const uint32_t n = (uint32_t)in.size();
-    uint32_t padded = 1024;
-    while (padded < n) padded *= 2;
-    res.padded = padded;
-    const VkDeviceSize bytes = (VkDeviceSize)padded * sizeof(float);
-    Buffer data = make_buffer(g, bytes,
-                              VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                              VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
-    Buffer staging = make_buffer(g, bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                                 VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                                 VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
-    void* mapped = nullptr;
-    VK_CHECK(vkMapMemory(g.device, staging.memory, 0, bytes, 0, &mapped));
-    std::memcpy(mapped, in.data(), (size_t)n * sizeof(float));
+// The commands of one sort, recorded into cb: the upload, the padding with
+// the largest float of the order (0x7FFFFFFF), every dispatch with a barrier
+// between consecutive ones (counted in res), the timestamps, the read-back.
+static void record_sort(const Gpu& g, VkCommandBuffer cb, VkDescriptorSet set, const Buffer& data,
+                        const Buffer& staging, uint32_t n, SortResult* res) {
+    const uint32_t padded = res->padded;
+    VkBufferCopy copy{0, 0, (VkDeviceSize)n * sizeof(float)};
+    if (n > 0) vkCmdCopyBuffer(cb, staging.buffer, data.buffer, 1, &copy);
+    if (padded > n) vkCmdFillBuffer(cb, data.buffer, (VkDeviceSize)n * sizeof(float), (VkDeviceSize)(padded - n) * sizeof(float), 0x7FFFFFFFu);
+    barrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    if (g.timestamps) {
+        vkCmdResetQueryPool(cb, g.queries, 0, 2);
+        vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, g.queries, 0);
+    }
+    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, g.layout, 0, 1, &set, 0, nullptr);
+    res->dispatches = res->barriers = 0;
+    auto dispatch = [&](VkPipeline p, uint32_t k, uint32_t j, uint32_t groups) {
+        if (res->dispatches > 0) {  // the previous dispatch's writes, before this one reads
+            barrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+            res->barriers++;
+        }
+        const uint32_t push[2] = {k, j};
+        vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p);
+        vkCmdPushConstants(cb, g.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, push);
+        vkCmdDispatch(cb, groups, 1, 1);
+        res->dispatches++;
+    };
+    dispatch(g.local, 0, 0, padded / 1024);  // every stage up to 1024, in each tile
+    for (uint32_t k = 2048; k <= padded && k != 0; k *= 2) {
+        for (uint32_t j = k / 2; j >= 1024; j /= 2) dispatch(g.global, k, j, padded / 2 / 256);
+        dispatch(g.local, k, 0, padded / 1024);  // the tail of stage k
+    }
+    if (g.timestamps) vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, g.queries, 1);
+    barrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+            VK_ACCESS_TRANSFER_READ_BIT);
+    if (n > 0) vkCmdCopyBuffer(cb, data.buffer, staging.buffer, 1, &copy);
+    barrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+            VK_ACCESS_HOST_READ_BIT);
+}
 
-    VkDescriptorSet set;
+// One sort: recorded, submitted, waited for; its time appended to `times`
+// (when the queue has timestamps).
+static Status run_sort(const Gpu& g, VkCommandBuffer cb, VkDescriptorSet set, const Buffer& data,
+                       const Buffer& staging, uint32_t n, SortResult* res, std::vector<double>* times) {
+    CH12_TRY(vkResetCommandBuffer(cb, 0));
+    VkCommandBufferBeginInfo begin{};
+    begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+    begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    CH12_TRY(vkBeginCommandBuffer(cb, &begin));
+    record_sort(g, cb, set, data, staging, n, res);
+    CH12_TRY(vkEndCommandBuffer(cb));
+    VkSubmitInfo submit{};
+    submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+    submit.commandBufferCount = 1;
+    submit.pCommandBuffers = &cb;
+    CH12_TRY(vkQueueSubmit(g.queue, 1, &submit, VK_NULL_HANDLE));
+    CH12_TRY(vkQueueWaitIdle(g.queue));
+    if (g.timestamps) {
+        uint64_t stamps[2];
+        CH12_TRY(vkGetQueryPoolResults(g.device, g.queries, 0, 2, sizeof stamps, stamps, sizeof(uint64_t),
+                                       VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+        times->push_back((double)(stamps[1] - stamps[0]) * g.props.limits.timestampPeriod * 1e-6);
+    }
+    return {};
+}
+
+// A descriptor set that binds `data`, and a command buffer.
+static Status bind(const Gpu& g, const Buffer& data, VkDescriptorSet* set, VkCommandBuffer* cb) {
     VkDescriptorSetAllocateInfo ainfo{};
     ainfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
     ainfo.descriptorPool = g.pool;
     ainfo.descriptorSetCount = 1;
     ainfo.pSetLayouts = &g.set_layout;
-    VK_CHECK(vkAllocateDescriptorSets(g.device, &ainfo, &set));
-    VkDescriptorBufferInfo binfo{data.buffer, 0, bytes};
+    CH12_TRY(vkAllocateDescriptorSets(g.device, &ainfo, set));
+    VkDescriptorBufferInfo binfo{data.buffer, 0, data.size};
     VkWriteDescriptorSet write{};
     write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
-    write.dstSet = set;
+    write.dstSet = *set;
     write.descriptorCount = 1;
     write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     write.pBufferInfo = &binfo;
     vkUpdateDescriptorSets(g.device, 1, &write, 0, nullptr);
 
-    VkCommandBuffer cb;
     VkCommandBufferAllocateInfo cinfo{};
     cinfo.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
     cinfo.commandPool = g.commands;
     cinfo.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
     cinfo.commandBufferCount = 1;
-    VK_CHECK(vkAllocateCommandBuffers(g.device, &cinfo, &cb));
+    CH12_TRY(vkAllocateCommandBuffers(g.device, &cinfo, cb));
+    return {};
+}
+
+// Sorts `in` on the device, repeating the sort `repeats` times from the same
+// input (for timing); *res: the last result and the median time.
+static Status sort_on_gpu(Gpu& g, const std::vector<float>& in, int repeats, SortResult* res) {
+    const uint32_t n = (uint32_t)in.size();
+    uint32_t padded = 1024;
+    while (padded < n) padded *= 2;
+    res->padded = padded;
+    const VkDeviceSize bytes = (VkDeviceSize)padded * sizeof(float);
+    Buffer data, staging;
+    CH12_TRY(make_buffer(g, bytes,
+                         VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                         VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, &data));
+    CH12_TRY(make_buffer(g, bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, &staging));
+    void* mapped = nullptr;
+    CH12_TRY(vkMapMemory(g.device, staging.memory, 0, bytes, 0, &mapped));
+    std::memcpy(mapped, in.data(), (size_t)n * sizeof(float));
+    VkDescriptorSet set;
+    VkCommandBuffer cb;
+    CH12_TRY(bind(g, data, &set, &cb));
 
     std::vector<double> times;
-    for (int rep = 0; rep < repeats; rep++) {
-        VK_CHECK(vkResetCommandBuffer(cb, 0));
-        VkCommandBufferBeginInfo begin{};
-        begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
-        begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-        VK_CHECK(vkBeginCommandBuffer(cb, &begin));
-        // Upload, and pad with the largest float of the order (0x7FFFFFFF).
-        VkBufferCopy copy{0, 0, (VkDeviceSize)n * sizeof(float)};
-        if (n > 0) vkCmdCopyBuffer(cb, staging.buffer, data.buffer, 1, &copy);
-        if (padded > n) vkCmdFillBuffer(cb, data.buffer, (VkDeviceSize)n * sizeof(float), (VkDeviceSize)(padded - n) * sizeof(float), 0x7FFFFFFFu);
-        barrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-        if (g.timestamps) {
-            vkCmdResetQueryPool(cb, g.queries, 0, 2);
-            vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, g.queries, 0);
-        }
-        vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, g.layout, 0, 1, &set, 0, nullptr);
-        res.dispatches = res.barriers = 0;
-        auto dispatch = [&](VkPipeline p, uint32_t k, uint32_t j, uint32_t groups) {
-            if (res.dispatches > 0) {  // the previous dispatch's writes, before this one reads
-                barrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-                res.barriers++;
-            }
-            const uint32_t push[2] = {k, j};
-            vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p);
-            vkCmdPushConstants(cb, g.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, push);
-            vkCmdDispatch(cb, groups, 1, 1);
-            res.dispatches++;
-        };
-        dispatch(g.local, 0, 0, padded / 1024);  // every stage up to 1024, in each tile
-        for (uint32_t k = 2048; k <= padded && k != 0; k *= 2) {
-            for (uint32_t j = k / 2; j >= 1024; j /= 2) dispatch(g.global, k, j, padded / 2 / 256);
-            dispatch(g.local, k, 0, padded / 1024);  // the tail of stage k
-        }
-        if (g.timestamps) vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, g.queries, 1);
-        barrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                VK_ACCESS_TRANSFER_READ_BIT);
-        if (n > 0) vkCmdCopyBuffer(cb, data.buffer, staging.buffer, 1, &copy);
-        barrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-                VK_ACCESS_HOST_READ_BIT);
-        VK_CHECK(vkEndCommandBuffer(cb));
-        VkSubmitInfo submit{};
-        submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
-        submit.commandBufferCount = 1;
-        submit.pCommandBuffers = &cb;
-        VK_CHECK(vkQueueSubmit(g.queue, 1, &submit, VK_NULL_HANDLE));
-        VK_CHECK(vkQueueWaitIdle(g.queue));
-        if (g.timestamps) {
-            uint64_t stamps[2];
-            VK_CHECK(vkGetQueryPoolResults(g.device, g.queries, 0, 2, sizeof stamps, stamps, sizeof(uint64_t),
-                                           VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
-            times.push_back((double)(stamps[1] - stamps[0]) * g.props.limits.timestampPeriod * 1e-6);
-        }
-    }
-    res.values.assign((const float*)mapped, (const float*)mapped + n);
+    for (int rep = 0; rep < repeats; rep++) CH12_TRY(run_sort(g, cb, set, data, staging, n, res, &times));
+    res->values.assign((const float*)mapped, (const float*)mapped + n);
     if (times.size() > 1) times.erase(times.begin());  // the first run is the warm-up
     if (!times.empty()) {
         std::sort(times.begin(), times.end());
-        res.gpu_ms = times[times.size() / 2];
+        res->gpu_ms = times[times.size() / 2];
     }
     vkFreeCommandBuffers(g.device, g.commands, 1, &cb);
-    VK_CHECK(vkFreeDescriptorSets(g.device, g.pool, 1, &set));
+    CH12_TRY(vkFreeDescriptorSets(g.device, g.pool, 1, &set));
     vkUnmapMemory(g.device, staging.memory);
     free_buffer(g, staging);
     free_buffer(g, data);
-    return res;
+    return {};
 }
 
 // ---- the host side: inputs and the check ----------------------------------------
 // A float's bits, and its place in IEEE 754's totalOrder (as the shaders
-// compare): the sort library's own map, common/key_types.h.
+// compare): the sort library's own map, bitonic/key_types.h.
 static uint32_t bits(float f) { return bitonic::float_bits(f); }
 static float from_bits(uint32_t u) { return bitonic::bits_float(u); }
 static uint32_t order_key(float f) { return bitonic::to_order(bitonic::KeyType::f32, bitonic::float_bits(f)); }
 
-static const char* kInputs[] = {"uniform", "sorted", "reverse", "equal", "special", nullptr};
-
-// n floats: uniform (random bits: every class of float, NaNs and denormals
-// included), sorted, reverse, equal, or special (±0, ±inf, NaNs, denormals,
-// the extremes, with repeats).
-static std::vector<float> make_input(int kind, uint32_t n, uint32_t seed) {
+// The floats of each input kind (ch12/extras/sort/support/input_kinds.h):
+// uniform (random bits: every class of float, NaNs and denormals included),
+// sorted, reverse (both with runs of three equal values), equal, few-unique
+// (8 floats of random bits, the largest of the order, 0x7FFFFFFF, among
+// them), or special (+-0, +-inf, NaNs, denormals, the extremes, with repeats).
+static const uint32_t kSpecial[] = {0x00000000u, 0x80000000u, 0x7F800000u, 0xFF800000u, 0x7FC00000u, 0xFFC00000u,
+                                    0x7F800001u, 0x00000001u, 0x80000001u, 0x007FFFFFu, 0x807FFFFFu, 0x7F7FFFFFu,
+                                    0xFF7FFFFFu, 0x3F800000u, 0xBF800000u, 0x7FFFFFFFu};
+static std::vector<float> make_input(ch12::Input kind, uint32_t n, uint32_t seed) {
     std::mt19937 rng(seed);
     std::vector<float> v(n);
-    const uint32_t special[] = {0x00000000u, 0x80000000u, 0x7F800000u, 0xFF800000u, 0x7FC00000u, 0xFFC00000u,
-                                0x7F800001u, 0x00000001u, 0x80000001u, 0x007FFFFFu, 0x807FFFFFu, 0x7F7FFFFFu,
-                                0xFF7FFFFFu, 0x3F800000u, 0xBF800000u, 0x7FFFFFFFu};
+    uint32_t few[8];
+    if (kind == ch12::Input::few_unique) {
+        for (uint32_t& f : few) f = (uint32_t)rng();
+        few[7] = 0x7FFFFFFFu;
+    }
     for (uint32_t i = 0; i < n; i++) {
         switch (kind) {
-            case 0: v[i] = from_bits((uint32_t)rng()); break;
-            case 1: v[i] = (float)(i / 3) - (float)n / 6.0f; break;
-            case 2: v[i] = (float)((n - i) / 3) - (float)n / 6.0f; break;
-            case 3: v[i] = 2.5f; break;
-            case 4: v[i] = from_bits(special[rng() % 16]); break;
-            default: v[i] = i < 16 ? from_bits(special[i]) : (float)((int)(rng() % 8001) - 4000) / 4.0f; break;
+            case ch12::Input::uniform: v[i] = from_bits((uint32_t)rng()); break;
+            case ch12::Input::sorted: v[i] = (float)(i / 3) - (float)n / 6.0f; break;
+            case ch12::Input::reverse: v[i] = (float)((n - i) / 3) - (float)n / 6.0f; break;
+            case ch12::Input::equal: v[i] = 2.5f; break;
+            case ch12::Input::few_unique: v[i] = from_bits(few[rng() % 8]); break;
+            case ch12::Input::special: v[i] = from_bits(kSpecial[rng() % 16]); break;
         }
     }
+    return v;
+}
+// The traced run's 1024 floats: each special float once, and the rest from
+// -1000 to 1000 in quarters (repeats).
+static std::vector<float> traced_input(uint32_t n, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::vector<float> v(n);
+    for (uint32_t i = 0; i < n; i++) v[i] = i < 16 ? from_bits(kSpecial[i]) : (float)((int)(rng() % 8001) - 4000) / 4.0f;
     return v;
 }
 
@@ -481,24 +547,89 @@ static void print_floats(const char* label, const float* v, size_t count) {
     printf("\n");
 }
 
+// --n N: one sort, checked.
+static Status run_n(Gpu& g, uint64_t n, ch12::Input input, uint32_t seed, bool* ok) {
+    std::vector<float> in = make_input(input, (uint32_t)n, seed);
+    SortResult r;
+    CH12_TRY(sort_on_gpu(g, in, 1, &r));
+    *ok = same_as_std_sort(in, r.values);
+    printf("device: %s\n", g.props.deviceName);
+    printf("sorted %llu floats (%s, seed %u), padded to %u: %u dispatches, %u barriers between them\n",
+           (unsigned long long)n, ch12::input_name(input), seed, r.padded, r.dispatches, r.barriers);
+    if (r.gpu_ms >= 0) printf("time: %.3f ms for the dispatches (timestamps; one run)\n", r.gpu_ms);
+    printf("bit-identical to std::sort by totalOrder: %s\n", *ok ? "yes" : "NO -- MISMATCH");
+    return {};
+}
+
+// --bench LIST: the median time of each size.
+static Status run_bench(Gpu& g, const std::vector<int>& bench, uint32_t seed, int runs, bool* ok) {
+    printf("device: %s\n", g.props.deviceName);
+    if (!g.timestamps) printf("this queue has no timestamps: no times\n");
+    printf("%10s %8s %10s  %s\n", "n", "ms", "Gkeys/s", "check");
+    for (int e : bench) {
+        std::vector<float> in = make_input(ch12::Input::uniform, 1u << e, seed);
+        SortResult r;
+        CH12_TRY(sort_on_gpu(g, in, runs + 1, &r));  // a warm-up, then `runs` timed
+        const bool same = same_as_std_sort(in, r.values);
+        *ok = *ok && same;
+        printf("%10u %8.4f %10.3f  %s\n", 1u << e, r.gpu_ms, r.gpu_ms > 0 ? (1u << e) / (r.gpu_ms * 1e-3) / 1e9 : 0.0,
+               same ? "ok" : "WRONG");
+    }
+    return {};
+}
+
+// Without options: the traced run (the golden output).
+static Status run_traced(Gpu& g, bool* ok) {
+    printf("=== Chapter 12 extra: the workgroup bitonic sort as a GLSL compute shader ===\n\n");
+    printf("device: %s\n", g.props.deviceName);
+    printf("shader: 1024 floats per workgroup of 512 invocations, shared float,\n");
+    printf("        barrier() and memoryBarrierShared() after every step\n\n");
+    std::vector<float> in = traced_input(1024, 12);
+    SortResult r;
+    CH12_TRY(sort_on_gpu(g, in, 1, &r));
+    const bool same = same_as_std_sort(in, r.values);
+    *ok = *ok && same && r.dispatches == 1;
+    printf("1024 floats (each special float once: +-0, +-inf, NaNs, denormals, extremes;\n");
+    printf("the rest from -1000 to 1000 in quarters, with repeats), %u dispatch%s:\n", r.dispatches,
+           r.dispatches == 1 ? "" : "es");
+    print_floats("first 8:", r.values.data(), 8);
+    print_floats("last 8: ", r.values.data() + 1016, 8);
+    printf("  bit-identical to std::sort by totalOrder: %s\n\n", same ? "yes" : "NO -- MISMATCH");
+    printf("longer arrays: padded to a power of two with +NaN (0x7fffffff), one\n");
+    printf("dispatch of the local shader, then per stage k >= 2048 one global dispatch\n");
+    printf("per distance j >= 1024 and one local dispatch for the tail:\n\n");
+    printf("%9s %9s %11s %9s  %s\n", "n", "padded", "dispatches", "barriers", "bit-identical to std::sort");
+    const ch12::Input kinds[] = {ch12::Input::uniform, ch12::Input::sorted, ch12::Input::reverse, ch12::Input::equal,
+                                 ch12::Input::special};
+    for (uint32_t m : {1u, 1000u, 1024u, 1025u, 2048u, 5000u, 65536u, 100003u}) {
+        std::vector<float> v = make_input(kinds[m % 5], m, m);
+        SortResult s;
+        CH12_TRY(sort_on_gpu(g, v, 1, &s));
+        const bool good = same_as_std_sort(v, s.values);
+        *ok = *ok && good;
+        printf("%9u %9u %11u %9u  %s\n", m, s.padded, s.dispatches, s.barriers, good ? "yes" : "NO -- MISMATCH");
+    }
+    printf("\nself-check: the shader sorts like std::sort, bit for bit: %s\n", *ok ? "confirmed" : "MISMATCH");
+    return {};
+}
+
 int main(int argc, char** argv) {
     ch12::CommandLine cl(argc, argv, "[--n N [--input KIND] [--seed S] | --bench LIST [--runs R]]",
         "  without options: the traced run -- 1024 floats in one dispatch, then the\n"
         "                   dispatches and barriers for a few n (the golden output)\n"
         "  --n N            sort N floats (0 .. 2^26, or 2^K) and check them against std::sort\n"
-        "  --input KIND     uniform, sorted, reverse, equal or special (default uniform)\n"
+        "  --input KIND     " + ch12::input_choices() + " (default uniform)\n"
         "  --seed S         seed of the random floats (default 1)\n"
         "  --bench LIST     time the sort of 2^K floats for each K of a comma list (10 .. 26)\n"
         "  --runs R         timed runs per size, median reported (3 .. 1000, default 7)\n"
         "exit status 77: no Vulkan loader or no Vulkan device here\n");
     cl.option("--n").option("--input").option("--seed").option("--bench").option("--runs");
     cl.parse();
-    g_name = cl.name();
     if (cl.has("--n") && cl.has("--bench")) cl.fail("--n and --bench do not go together");
     if ((cl.has("--input") || cl.has("--seed")) && !cl.has("--n")) cl.fail("--input and --seed go with --n");
     if (cl.has("--runs") && !cl.has("--bench")) cl.fail("--runs goes with --bench");
     const uint64_t n = cl.number("--n", 0, uint64_t(1) << 26, 0, true);
-    const int input = cl.choice("--input", kInputs, 0);
+    const ch12::Input input = ch12::input_option(cl);
     const uint32_t seed = (uint32_t)cl.number("--seed", 0, 0xFFFFFFFFu, 1);
     const int runs = (int)cl.number("--runs", 3, 1000, 7);
     std::vector<int> bench;
@@ -514,58 +645,14 @@ int main(int argc, char** argv) {
         }
     }
 
-    Gpu g = open_gpu();
+    Gpu g;
+    Status s = open_gpu(&g);
     bool ok = true;
-    if (cl.has("--n")) {
-        std::vector<float> in = make_input(input, (uint32_t)n, seed);
-        SortResult r = sort_on_gpu(g, in);
-        ok = same_as_std_sort(in, r.values);
-        printf("device: %s\n", g.props.deviceName);
-        printf("sorted %llu floats (%s, seed %u), padded to %u: %u dispatches, %u barriers between them\n",
-               (unsigned long long)n, kInputs[input], seed, r.padded, r.dispatches, r.barriers);
-        if (r.gpu_ms >= 0) printf("time: %.3f ms for the dispatches (timestamps; one run)\n", r.gpu_ms);
-        printf("bit-identical to std::sort by totalOrder: %s\n", ok ? "yes" : "NO -- MISMATCH");
-    } else if (!bench.empty()) {
-        printf("device: %s\n", g.props.deviceName);
-        if (!g.timestamps) printf("this queue has no timestamps: no times\n");
-        printf("%10s %8s %10s  %s\n", "n", "ms", "Gkeys/s", "check");
-        for (int e : bench) {
-            std::vector<float> in = make_input(0, 1u << e, seed);
-            SortResult r = sort_on_gpu(g, in, runs + 1);  // a warm-up, then `runs` timed
-            const bool same = same_as_std_sort(in, r.values);
-            ok = ok && same;
-            printf("%10u %8.4f %10.3f  %s\n", 1u << e, r.gpu_ms, r.gpu_ms > 0 ? (1u << e) / (r.gpu_ms * 1e-3) / 1e9 : 0.0,
-                   same ? "ok" : "WRONG");
-        }
-    } else {
-        printf("=== Chapter 12 extra: the workgroup bitonic sort as a GLSL compute shader ===\n\n");
-        printf("device: %s\n", g.props.deviceName);
-        printf("shader: 1024 floats per workgroup of 512 invocations, shared float,\n");
-        printf("        barrier() and memoryBarrierShared() after every step\n\n");
-        // each special float once, and 1008 floats from -1000 to 1000 in quarters (repeats)
-        std::vector<float> in = make_input(5, 1024, 12);
-        SortResult r = sort_on_gpu(g, in);
-        const bool same = same_as_std_sort(in, r.values);
-        ok = ok && same && r.dispatches == 1;
-        printf("1024 floats (each special float once: +-0, +-inf, NaNs, denormals, extremes;\n");
-        printf("the rest from -1000 to 1000 in quarters, with repeats), %u dispatch%s:\n", r.dispatches,
-               r.dispatches == 1 ? "" : "es");
-        print_floats("first 8:", r.values.data(), 8);
-        print_floats("last 8: ", r.values.data() + 1016, 8);
-        printf("  bit-identical to std::sort by totalOrder: %s\n\n", same ? "yes" : "NO -- MISMATCH");
-        printf("longer arrays: padded to a power of two with +NaN (0x7fffffff), one\n");
-        printf("dispatch of the local shader, then per stage k >= 2048 one global dispatch\n");
-        printf("per distance j >= 1024 and one local dispatch for the tail:\n\n");
-        printf("%9s %9s %11s %9s  %s\n", "n", "padded", "dispatches", "barriers", "bit-identical to std::sort");
-        for (uint32_t m : {1u, 1000u, 1024u, 1025u, 2048u, 5000u, 65536u, 100003u}) {
-            std::vector<float> v = make_input(m % 5, m, m);
-            SortResult s = sort_on_gpu(g, v);
-            const bool good = same_as_std_sort(v, s.values);
-            ok = ok && good;
-            printf("%9u %9u %11u %9u  %s\n", m, s.padded, s.dispatches, s.barriers, good ? "yes" : "NO -- MISMATCH");
-        }
-        printf("\nself-check: the shader sorts like std::sort, bit for bit: %s\n", ok ? "confirmed" : "MISMATCH");
+    if (s.ok()) {
+        if (cl.has("--n")) s = run_n(g, n, input, seed, &ok);
+        else if (!bench.empty()) s = run_bench(g, bench, seed, runs, &ok);
+        else s = run_traced(g, &ok);
+        if (s.ok()) close_gpu(g);
     }
-    close_gpu(g);
-    return ok ? 0 : 1;
+    return ch12::exit_status(s, cl.name(), ok ? 0 : 1);
 }

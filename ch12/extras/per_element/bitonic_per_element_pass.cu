@@ -33,9 +33,10 @@
 #include <random>
 #include <vector>
 
-#include "bitonic_sort.cuh"
+#include "bitonic/bitonic_sort.cuh"
 #include "cli.h"
-#include "cuda_check.h"
+#include "cuda_check.h"     // require_cuda_device(): no GPU, exit 77
+#include "device_buffer.h"  // the device memory, and CH12_TRY
 
 // One pass, the exercise's spelling: floor(i / stride) % 2 and floor(i / stage) % 2.
 // If `record` is given, thread i also writes down its two bits and its partner
@@ -130,16 +131,17 @@ static const uint32_t kThreads = 256;
 static uint32_t blocks_for(uint32_t n) { return (n + kThreads - 1) / kThreads; }
 
 // A full sort by per-element passes, ping-ponging between two buffers.
-// Returns the buffer that holds the result (d_a or d_b).
-static uint32_t* sort_per_element(uint32_t* d_a, uint32_t* d_b, uint32_t n) {
+// *result: the buffer that holds the result (d_a or d_b).
+static ch12::Status sort_per_element(uint32_t* d_a, uint32_t* d_b, uint32_t n, uint32_t** result) {
     for (uint32_t stage = 2; stage <= n; stage *= 2) {
         for (uint32_t stride = stage / 2; stride > 0; stride /= 2) {
             per_element_pass_bitwise<<<blocks_for(n), kThreads>>>(d_a, d_b, n, stage, stride);
-            CUDA_CHECK_LAUNCH();
+            CH12_TRY(ch12::kernel_launch("per_element_pass_bitwise launch"));
             std::swap(d_a, d_b);
         }
     }
-    return d_a;
+    *result = d_a;
+    return {};
 }
 
 static void print_values(const std::vector<uint32_t>& v) {
@@ -253,6 +255,141 @@ static int replay_main(bool quick) {
     return ok ? 0 : 1;
 }
 
+// ---- 1. the four cases, on the first pass (stage 2, stride 1) ----------
+// ---- 2. every pass of a full sort of the 8 values -----------------------
+// *ok: the 8 values came out sorted.
+static ch12::Status show_eight(bool* ok) {
+    const std::vector<uint32_t> input = {5, 2, 8, 1, 9, 3, 7, 4};  // Section 12.3's input
+    const uint32_t n8 = (uint32_t)input.size();
+    ch12::DeviceBuffer<uint32_t> d_a, d_b;
+    ch12::DeviceBuffer<int> d_record;
+    CH12_TRY(d_a.allocate(n8));
+    CH12_TRY(d_b.allocate(n8));
+    CH12_TRY(d_record.allocate(4 * n8));
+    CH12_TRY(d_a.upload(input));
+    per_element_pass_arithmetic<<<1, n8>>>(d_a.get(), d_b.get(), n8, 2, 1, d_record.get());
+    CH12_TRY(ch12::kernel_launch("per_element_pass_arithmetic launch"));
+    CH12_TRY(cudaDeviceSynchronize());
+    std::vector<int> record;
+    std::vector<uint32_t> after;
+    CH12_TRY(d_record.download(&record));
+    CH12_TRY(d_b.download(&after));
+
+    print_case_table(input, record, after, "one GPU thread per element");
+
+    printf("\nevery pass of a full sort (GPU, out of place, arithmetic spelling):\n");
+    CH12_TRY(d_a.upload(input));
+    uint32_t *src = d_a.get(), *dst = d_b.get();
+    int pass = 0;
+    std::vector<uint32_t> v(n8);
+    for (uint32_t stage = 2; stage <= n8; stage *= 2) {
+        for (uint32_t stride = stage / 2; stride > 0; stride /= 2) {
+            per_element_pass_arithmetic<<<1, n8>>>(src, dst, n8, stage, stride, nullptr);
+            CH12_TRY(ch12::kernel_launch("per_element_pass_arithmetic launch"));
+            CH12_TRY(cudaMemcpy(v.data(), dst, n8 * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+            printf("  pass %d (stage=%u, stride=%u): ", ++pass, stage, stride);
+            print_values(v);
+            std::swap(src, dst);
+        }
+    }
+    std::vector<uint32_t> sorted8 = input;
+    std::sort(sorted8.begin(), sorted8.end());
+    *ok = (v == sorted8);
+    printf("  std::sort:                     ");
+    print_values(sorted8);
+    return {};
+}
+
+// ---- 3. the two spellings agree on every pass, n = 8 .. kMaxN ------------
+static ch12::Status check_spellings(uint32_t kMaxN, bool* ok) {
+    ch12::DeviceBuffer<uint32_t> in, arith, bits;
+    ch12::DeviceBuffer<unsigned long long> count;
+    for (ch12::DeviceBuffer<uint32_t>* b : {&in, &arith, &bits}) CH12_TRY(b->allocate(kMaxN));
+    CH12_TRY(count.allocate(1));
+    CH12_TRY(cudaMemset(count.get(), 0, sizeof(unsigned long long)));
+    uint32_t *d_in = in.get(), *d_arith = arith.get(), *d_bits = bits.get();
+
+    std::mt19937 rng(12);
+    long passes_checked = 0;
+    for (uint32_t n = 8; n <= kMaxN; n *= 2) {
+        std::vector<uint32_t> h(n);
+        for (auto& x : h) x = rng() % (n / 2);  // duplicates on purpose
+        CH12_TRY(cudaMemcpy(d_in, h.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
+        for (uint32_t stage = 2; stage <= n; stage *= 2) {
+            for (uint32_t stride = stage / 2; stride > 0; stride /= 2) {
+                per_element_pass_arithmetic<<<blocks_for(n), kThreads>>>(d_in, d_arith, n, stage, stride, nullptr);
+                CH12_TRY(ch12::kernel_launch("per_element_pass_arithmetic launch"));
+                per_element_pass_bitwise<<<blocks_for(n), kThreads>>>(d_in, d_bits, n, stage, stride);
+                CH12_TRY(ch12::kernel_launch("per_element_pass_bitwise launch"));
+                count_differences<<<blocks_for(n), kThreads>>>(d_arith, d_bits, n, count.get());
+                CH12_TRY(ch12::kernel_launch("count_differences launch"));
+                std::swap(d_in, d_arith);  // the next pass starts from this pass's output
+                passes_checked++;
+            }
+        }
+    }
+    unsigned long long spelling_diffs = 0;
+    CH12_TRY(cudaMemcpy(&spelling_diffs, count.get(), sizeof(spelling_diffs), cudaMemcpyDeviceToHost));
+    *ok = (spelling_diffs == 0);
+    printf("\nchecked: the arithmetic and bitwise spellings give the same array after\n");
+    printf("every one of the %ld passes of full sorts of n = 8 .. %u: %s\n", passes_checked,
+           kMaxN, *ok ? "yes" : "NO -- BUG");
+    return {};
+}
+
+// ---- 4. per-element passes == 63's kernel == std::sort, n = 2 .. kMaxN ---
+static ch12::Status check_sorts(uint32_t kMaxN, bool* ok) {
+    ch12::DeviceBuffer<uint32_t> in, scratch, chapter_keys;
+    for (ch12::DeviceBuffer<uint32_t>* b : {&in, &scratch, &chapter_keys}) CH12_TRY(b->allocate(kMaxN));
+    const int kSeeds = 3;
+    int inputs_checked = 0, inputs_ok = 0;
+    for (uint32_t n = 2; n <= kMaxN; n *= 2) {
+        for (int seed = 1; seed <= kSeeds; seed++) {
+            std::mt19937 gen(1000u * n + (uint32_t)seed);
+            std::vector<uint32_t> h(n);
+            uint32_t range = std::max<uint32_t>(2, n / 4);  // about 4 copies of each key
+            for (auto& x : h) x = gen() % range;
+            std::vector<uint32_t> want = h;
+            std::sort(want.begin(), want.end());
+
+            CH12_TRY(cudaMemcpy(in.get(), h.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
+            CH12_TRY(cudaMemcpy(chapter_keys.get(), h.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
+            uint32_t* d_result = nullptr;
+            CH12_TRY(sort_per_element(in.get(), scratch.get(), n, &d_result));
+            bitonic::Request at_scale;  // 63's kernel at scale: one launch per (k, j)
+            at_scale.design = bitonic::Design::chapter;
+            at_scale.len = n;
+            CH12_TRY(bitonic::sort(at_scale, chapter_keys.get(), nullptr, nullptr, 0));
+            CH12_TRY(cudaDeviceSynchronize());
+
+            std::vector<uint32_t> per_element(n), chapter(n);
+            CH12_TRY(cudaMemcpy(per_element.data(), d_result, n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+            CH12_TRY(cudaMemcpy(chapter.data(), chapter_keys.get(), n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+            inputs_checked++;
+            if (per_element == want && chapter == want) inputs_ok++;
+        }
+    }
+    *ok = (inputs_ok == inputs_checked);
+    printf("checked: a full sort by per-element passes gives the same array as 63's\n");
+    printf("pair-per-thread kernel and as std::sort on %d of %d random inputs\n", inputs_ok, inputs_checked);
+    printf("(every power of two n = 2 .. %u, %d seeds each, about 4 copies of each key)\n",
+           kMaxN, kSeeds);
+    return {};
+}
+
+// The whole run on the GPU; *ok: every check held.
+static ch12::Status gpu_main(bool quick, bool* ok) {
+    printf("=== Chapter 12 extra: the bitonic network, one thread per element ===\n\n");
+    bool small_ok = false, spellings_ok = false, sorts_ok = false;
+    CH12_TRY(show_eight(&small_ok));
+    CH12_TRY(check_spellings(quick ? (1u << 12) : (1u << 16), &spellings_ok));
+    CH12_TRY(check_sorts(quick ? (1u << 12) : (1u << 20), &sorts_ok));
+    *ok = small_ok && spellings_ok && sorts_ok;
+    printf("\nself-check: per-element passes sort like 63's kernel and std::sort: %s\n",
+           *ok ? "confirmed" : "MISMATCH");
+    return {};
+}
+
 int main(int argc, char** argv) {
     ch12::CommandLine cl(argc, argv, "[--quick] [--replay]",
                          "  prints the four-case table and a traced sort of 8 values, then checks the\n"
@@ -266,138 +403,7 @@ int main(int argc, char** argv) {
     const bool quick = cl.has("--quick");
     if (cl.has("--replay")) return replay_main(quick);
     ch12::require_cuda_device(cl.name(), "run it with --replay for a CPU replay (no GPU needed)");
-
-    printf("=== Chapter 12 extra: the bitonic network, one thread per element ===\n\n");
-
-    // ---- 1. the four cases, on the first pass (stage 2, stride 1) ----------
-    const std::vector<uint32_t> input = {5, 2, 8, 1, 9, 3, 7, 4};  // Section 12.3's input
-    const uint32_t n8 = (uint32_t)input.size();
-    uint32_t *d_a = nullptr, *d_b = nullptr;
-    int* d_record = nullptr;
-    CUDA_CHECK(cudaMalloc(&d_a, n8 * sizeof(uint32_t)));
-    CUDA_CHECK(cudaMalloc(&d_b, n8 * sizeof(uint32_t)));
-    CUDA_CHECK(cudaMalloc(&d_record, 4 * n8 * sizeof(int)));
-    CUDA_CHECK(cudaMemcpy(d_a, input.data(), n8 * sizeof(uint32_t), cudaMemcpyHostToDevice));
-    per_element_pass_arithmetic<<<1, n8>>>(d_a, d_b, n8, 2, 1, d_record);
-    CUDA_CHECK_LAUNCH();
-    CUDA_CHECK(cudaDeviceSynchronize());
-    std::vector<int> record(4 * n8);
-    std::vector<uint32_t> after(n8);
-    CUDA_CHECK(cudaMemcpy(record.data(), d_record, record.size() * sizeof(int), cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(after.data(), d_b, n8 * sizeof(uint32_t), cudaMemcpyDeviceToHost));
-
-    print_case_table(input, record, after, "one GPU thread per element");
-
-    // ---- 2. every pass of a full sort of the 8 values -----------------------
-    printf("\nevery pass of a full sort (GPU, out of place, arithmetic spelling):\n");
-    CUDA_CHECK(cudaMemcpy(d_a, input.data(), n8 * sizeof(uint32_t), cudaMemcpyHostToDevice));
-    uint32_t *src = d_a, *dst = d_b;
-    int pass = 0;
-    std::vector<uint32_t> v(n8);
-    for (uint32_t stage = 2; stage <= n8; stage *= 2) {
-        for (uint32_t stride = stage / 2; stride > 0; stride /= 2) {
-            per_element_pass_arithmetic<<<1, n8>>>(src, dst, n8, stage, stride, nullptr);
-            CUDA_CHECK_LAUNCH();
-            CUDA_CHECK(cudaMemcpy(v.data(), dst, n8 * sizeof(uint32_t), cudaMemcpyDeviceToHost));
-            printf("  pass %d (stage=%u, stride=%u): ", ++pass, stage, stride);
-            print_values(v);
-            std::swap(src, dst);
-        }
-    }
-    std::vector<uint32_t> sorted8 = input;
-    std::sort(sorted8.begin(), sorted8.end());
-    bool small_ok = (v == sorted8);
-    printf("  std::sort:                     ");
-    print_values(sorted8);
-    CUDA_CHECK(cudaFree(d_record));
-    CUDA_CHECK(cudaFree(d_b));
-    CUDA_CHECK(cudaFree(d_a));
-
-    // ---- 3. the two spellings agree on every pass, n = 8 .. 2^16 ------------
-    const uint32_t kMaxSpellingN = quick ? (1u << 12) : (1u << 16);
-    const uint32_t kMaxSortN = quick ? (1u << 12) : (1u << 20);
-    uint32_t *d_in = nullptr, *d_arith = nullptr, *d_bits = nullptr, *d_chapter = nullptr;
-    unsigned long long* d_count = nullptr;
-    CUDA_CHECK(cudaMalloc(&d_in, kMaxSortN * sizeof(uint32_t)));
-    CUDA_CHECK(cudaMalloc(&d_arith, kMaxSortN * sizeof(uint32_t)));
-    CUDA_CHECK(cudaMalloc(&d_bits, kMaxSortN * sizeof(uint32_t)));
-    CUDA_CHECK(cudaMalloc(&d_chapter, kMaxSortN * sizeof(uint32_t)));
-    CUDA_CHECK(cudaMalloc(&d_count, sizeof(unsigned long long)));
-    CUDA_CHECK(cudaMemset(d_count, 0, sizeof(unsigned long long)));
-
-    std::mt19937 rng(12);
-    long passes_checked = 0;
-    for (uint32_t n = 8; n <= kMaxSpellingN; n *= 2) {
-        std::vector<uint32_t> h(n);
-        for (auto& x : h) x = rng() % (n / 2);  // duplicates on purpose
-        CUDA_CHECK(cudaMemcpy(d_in, h.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
-        for (uint32_t stage = 2; stage <= n; stage *= 2) {
-            for (uint32_t stride = stage / 2; stride > 0; stride /= 2) {
-                per_element_pass_arithmetic<<<blocks_for(n), kThreads>>>(d_in, d_arith, n, stage, stride, nullptr);
-                CUDA_CHECK_LAUNCH();
-                per_element_pass_bitwise<<<blocks_for(n), kThreads>>>(d_in, d_bits, n, stage, stride);
-                CUDA_CHECK_LAUNCH();
-                count_differences<<<blocks_for(n), kThreads>>>(d_arith, d_bits, n, d_count);
-                CUDA_CHECK_LAUNCH();
-                std::swap(d_in, d_arith);  // the next pass starts from this pass's output
-                passes_checked++;
-            }
-        }
-    }
-    unsigned long long spelling_diffs = 0;
-    CUDA_CHECK(cudaMemcpy(&spelling_diffs, d_count, sizeof(spelling_diffs), cudaMemcpyDeviceToHost));
-    bool spellings_ok = (spelling_diffs == 0);
-    printf("\nchecked: the arithmetic and bitwise spellings give the same array after\n");
-    printf("every one of the %ld passes of full sorts of n = 8 .. %u: %s\n", passes_checked,
-           kMaxSpellingN, spellings_ok ? "yes" : "NO -- BUG");
-
-    // ---- 4. per-element passes == 63's kernel == std::sort, n = 2 .. 2^20 ---
-    const int kSeeds = 3;
-    int inputs_checked = 0, inputs_ok = 0;
-    for (uint32_t n = 2; n <= kMaxSortN; n *= 2) {
-        for (int seed = 1; seed <= kSeeds; seed++) {
-            std::mt19937 gen(1000u * n + (uint32_t)seed);
-            std::vector<uint32_t> h(n);
-            uint32_t range = std::max<uint32_t>(2, n / 4);  // about 4 copies of each key
-            for (auto& x : h) x = gen() % range;
-            std::vector<uint32_t> want = h;
-            std::sort(want.begin(), want.end());
-
-            CUDA_CHECK(cudaMemcpy(d_in, h.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
-            CUDA_CHECK(cudaMemcpy(d_chapter, h.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
-            uint32_t* d_result = sort_per_element(d_in, d_bits, n);
-            bitonic::Request at_scale;  // 63's kernel at scale: one launch per (k, j)
-            at_scale.design = bitonic::Design::chapter;
-            at_scale.len = n;
-            const bitonic::Status sorted = bitonic::sort(at_scale, d_chapter, nullptr, nullptr, 0);
-            if (!sorted.ok()) {
-                fflush(stdout);
-                fprintf(stderr, "bitonic_per_element_pass: %s\n", bitonic::message(sorted).c_str());
-                return 1;
-            }
-            CUDA_CHECK(cudaDeviceSynchronize());
-
-            std::vector<uint32_t> per_element(n), chapter(n);
-            CUDA_CHECK(cudaMemcpy(per_element.data(), d_result, n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
-            CUDA_CHECK(cudaMemcpy(chapter.data(), d_chapter, n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
-            inputs_checked++;
-            if (per_element == want && chapter == want) inputs_ok++;
-        }
-    }
-    bool sorts_ok = (inputs_ok == inputs_checked);
-    printf("checked: a full sort by per-element passes gives the same array as 63's\n");
-    printf("pair-per-thread kernel and as std::sort on %d of %d random inputs\n", inputs_ok, inputs_checked);
-    printf("(every power of two n = 2 .. %u, %d seeds each, about 4 copies of each key)\n",
-           kMaxSortN, kSeeds);
-
-    CUDA_CHECK(cudaFree(d_count));
-    CUDA_CHECK(cudaFree(d_chapter));
-    CUDA_CHECK(cudaFree(d_bits));
-    CUDA_CHECK(cudaFree(d_arith));
-    CUDA_CHECK(cudaFree(d_in));
-
-    bool ok = small_ok && spellings_ok && sorts_ok;
-    printf("\nself-check: per-element passes sort like 63's kernel and std::sort: %s\n",
-           ok ? "confirmed" : "MISMATCH");
-    return ok ? 0 : 1;
+    bool ok = false;
+    const ch12::Status s = gpu_main(quick, &ok);
+    return ch12::exit_status(s, cl.name(), ok ? 0 : 1);
 }

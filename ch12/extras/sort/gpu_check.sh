@@ -44,7 +44,7 @@ python3 common/write_policy.py check "$out"/{build,bench,tests,sanitize,sanitize
 build=build
 jobs=$(nproc 2>/dev/null || echo 8)
 status=0
-targets=(bitonic_sort_run bitonic_sort_test bitonic_sort_bench bitonic_request_test bitonic_per_element_pass)
+targets=(bitonic_sort_run bitonic_sort_test bitonic_sort_bench bitonic_request_test bitonic_window_test bitonic_per_element_pass)
 sanitized="sanitize_[a-z]+_(bitonic_sort_(run|test|bench)|bitonic_per_element_pass)"
 stop_at() { date -d "+${STOP_AFTER:-540} sec" +%H:%M:%S; }
 summary() { grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)|Not Run|\*\*\*Skipped" "$1"; }

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Draw the benchmark's CSV as a PNG: keys/s against n for single arrays, and
 keys/s against the array length for the batched section (one panel per total
-and kind), every axis log scale.
+and kind), every axis log scale. A bitonic design's floor (its plan's trips
+at the measured copy bandwidth, as a rate) is its dashed line.
 
     python3 ch12/extras/sort/plot_bench.py bitonic_bench.csv bitonic_bench.png
 
@@ -53,7 +54,10 @@ def plot(argv, target):
         rows, title = read(argv[1])
         for r in rows:
             r["n"], r["len"], r["g"] = int(r["n"]), int(r["len"]), float(r["gkeys_per_s"])
-    except (OSError, KeyError, ValueError, TypeError, UnicodeDecodeError) as e:
+            # The roofline (newer CSVs): the rate at the floor of the method's plan.
+            floor = r.get("floor_ms") or ""
+            r["floor_g"] = r["n"] / (float(floor) * 1e-3) / 1e9 if floor else None
+    except (OSError, KeyError, ValueError, TypeError, UnicodeDecodeError, ZeroDivisionError) as e:
         print("plot_bench.py: cannot read %s: %s" % (argv[1], e), file=sys.stderr)
         return 1
     try:
@@ -79,7 +83,11 @@ def plot(argv, target):
     def draw(ax, data, x, xlabel, heading):
         for method in dict.fromkeys(r["method"] for r in data):
             pts = sorted((r[x], r["g"]) for r in data if r["method"] == method)
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=method)
+            line, = ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=method)
+            floor = sorted((r[x], r["floor_g"]) for r in data if r["method"] == method and r["floor_g"])
+            if floor:  # its floor: its trips' bytes at the measured copy bandwidth
+                ax.plot([p[0] for p in floor], [p[1] for p in floor], linestyle="--", color=line.get_color(),
+                        label=method + " floor")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xlabel(xlabel)

@@ -1,6 +1,6 @@
 // Chapter 12 extra -- the correctness suite of the sort library.
 //
-//   bitonic_sort_test [--design NAME] [--quick | --long] [--profile NAME]
+//   bitonic_sort_test [--design NAME] [--quick | --long] [--profile NAME] [--window SPEC]
 //
 // Three sets of cases per design, every one checked on the CPU (sorted in the
 // asked order, the same keys or (key, value) pairs as the input, and every
@@ -15,7 +15,11 @@
 //                  the inputs taking turns (floats: ±0, NaN, ±inf, denormals);
 //   merges         the same combinations with Request::bitonic_input, every
 //                  array made bitonic (an ascending run, then a descending
-//                  one, rotated), and single arrays up to 2^22 + 1 keys.
+//                  one, rotated), and single arrays up to 2^22 + 1 keys;
+//   medium batches arrays of 4096, 5000, 32768 and 65536 keys, every key
+//                  type, keys and pairs, some with gaps, 2^18 keys and more
+//                  in all (the window design's one-pass windows, and its
+//                  passes in place).
 // Then the error paths, through the public API: a bad request, null and
 // misaligned pointers, too little scratch, limits the kernels cannot run
 // within (a profile), and a launch that fails (a launch into the legacy
@@ -25,6 +29,8 @@
 // launch is left out, as the sanitizer counts CUDA's refusal as an error);
 // --long: single arrays of 2^22 + 3 and 2^24 + 1 keys and 1000 arrays of
 // 65536 and 65537 keys instead. --profile: plan every sort as on that GPU.
+// --window: the window design pinned to one variant (sort_cases.h's
+// window_pin), its window passes taking every array they can.
 // Ends with "N passed, N failed".
 
 #include <algorithm>
@@ -34,22 +40,13 @@
 #include <string>
 #include <vector>
 
-#include "bitonic_sort.cuh"
+#include "bitonic/bitonic_sort.cuh"
+#include "check.h"
 #include "cli.h"
-#include "cuda_check.h"
+#include "cuda_check.h"  // require_cuda_device(): no GPU, exit 77
 #include "device_buffer.h"
 #include "sort_cases.h"
-
-// A library call that failed: its message on stderr, exit 1 (the library
-// itself never ends the process; its programs turn statuses into exit codes).
-static void or_exit(const bitonic::Status& s, const char* program) {
-    if (s.ok()) return;
-    std::fflush(stdout);
-    std::fprintf(stderr, "%s: %s\n", program, bitonic::message(s).c_str());
-    std::exit(1);
-}
-
-static const char* g_name = "bitonic_sort_test";
+#include "sort_programs.h"
 
 struct Case {
     bitonic::Request r;
@@ -67,25 +64,32 @@ static std::string describe(const Case& c) {
     return buf;
 }
 
-// Runs one case; returns "" or what went wrong.
-static std::string run_case(const Case& c, bitonic::Sorter& sorter) {
+// Runs one case: *problem is "" or what went wrong with it (the library's
+// Status included); the Status returned is an error of the program's own
+// CUDA calls, which ends the run.
+static ch12::Status run_case(const Case& c, bitonic::Sorter& sorter, std::string* problem) {
     const bitonic::Request& r = c.r;
     cases::Batch batch;
-    const std::string refused = cases::make_batch(r, c.input, c.seed, &batch);
-    if (!refused.empty()) return refused;
-    ch12::DeviceBuffer<uint32_t> d_keys(batch.keys.size()), d_values(batch.values.size());
-    d_keys.upload(batch.keys);
-    d_values.upload(batch.values);
+    *problem = cases::make_batch(r, c.input, c.seed, &batch);
+    if (!problem->empty()) return {};
+    ch12::DeviceBuffer<uint32_t> d_keys, d_values;
+    CH12_TRY(d_keys.allocate(batch.keys.size()));
+    CH12_TRY(d_values.allocate(batch.values.size()));
+    CH12_TRY(d_keys.upload(batch.keys));
+    CH12_TRY(d_values.upload(batch.values));
     const bitonic::Status s = sorter.sort(r, d_keys.get(), r.with_values ? d_values.get() : nullptr);
-    if (!s.ok()) return bitonic::message(s);
-    CUDA_CHECK(cudaDeviceSynchronize());
+    if (!s.ok()) {
+        *problem = bitonic::message(s);
+        return {};
+    }
+    CH12_TRY(cudaDeviceSynchronize());
     std::vector<uint32_t> out_keys, out_values;
-    d_keys.download(&out_keys);
-    d_values.download(&out_values);
+    CH12_TRY(d_keys.download(&out_keys));
+    CH12_TRY(d_values.download(&out_values));
     const cases::Verdict v = cases::check_batch(r, batch, out_keys, out_values);
-    if (v.bad_arrays) return "array " + std::to_string(v.first_bad) + ": " + v.first_problem;
-    if (v.touched) return "wrote outside the arrays, at word " + std::to_string(v.first_touched);
-    return "";
+    if (v.bad_arrays) *problem = "array " + std::to_string(v.first_bad) + ": " + v.first_problem;
+    else if (v.touched) *problem = "wrote outside the arrays, at word " + std::to_string(v.first_touched);
+    return {};
 }
 
 static const cases::Input kInputs[] = {cases::Input::uniform, cases::Input::sorted, cases::Input::reverse,
@@ -141,6 +145,28 @@ static std::vector<Case> cases_of(bitonic::Design design, bool quick, bool longe
                             add(r, input, 1000u + (uint32_t)turn);
                             turn++;
                         }
+    // ---- batches of medium arrays in requests of more than 2^17 words: the
+    // window design's one-pass windows straight from the caller's arrays
+    // (any layout, key type and order), and its passes in place (dense
+    // arrays longer than a window)
+    if (!longer) {
+        std::vector<size_t> medium = {4096, 5000, 32768, 65536};
+        if (quick) medium = {5000};
+        int k = 0;
+        for (size_t len : medium)
+            for (bitonic::KeyType t : types)
+                for (bool pairs : {false, true}) {
+                    bitonic::Request r;
+                    r.key_type = t;
+                    r.with_values = pairs;
+                    r.order = k % 2 ? bitonic::Order::descending : bitonic::Order::ascending;
+                    r.len = len;
+                    r.count = (size_t(1) << 18) / len + 3;
+                    if (k % 3 == 1) r.stride = len + 5;
+                    add(r, t == bitonic::KeyType::f32 && k % 2 ? cases::Input::special : kInputs[k % 6], 3000u + (uint32_t)k);
+                    k++;
+                }
+    }
     // ---- merges of single arrays: a block, a cluster, and beyond
     std::vector<size_t> merge_sizes = {2, 4096, 4097, 65536, 131072, 131073, (1u << 20), (1u << 22) + 1};
     if (quick) merge_sizes = {4096, 5000};
@@ -157,48 +183,42 @@ static std::vector<Case> cases_of(bitonic::Design design, bool quick, bool longe
 }
 
 // ---- the error paths ------------------------------------------------------------------
+// Each through the public API, with 8192 keys (and values) on the device to
+// point at; each records what it found in `expect`.
 struct Errors {
-    int passed = 0, failed = 0;
-    void expect(bool ok, const std::string& what) {
-        if (ok) {
-            passed++;
-        } else {
-            failed++;
-            printf("FAIL: error path: %s\n", what.c_str());
-            fflush(stdout);
-        }
-    }
-    // The status has this code, a message that names its detail, and a sort
-    // after it still works.
+    const bitonic::Profile* profile;
+    ch12::DeviceBuffer<uint32_t> keys, values;
+    std::vector<uint32_t> host;
+    ch12::Checks expect{1 << 30, "error path: "};  // every failure printed
+
+    // The status has this code, and a message that names its detail.
     void expect_status(const bitonic::Status& s, bitonic::Errc code, const std::string& what) {
         const std::string m = bitonic::message(s);
         expect(s.code == code && !m.empty() && m.find(s.detail) != std::string::npos,
                what + ": got '" + m + "', wanted " + bitonic::errc_name(code));
     }
-};
-
-static void error_paths(const bitonic::Profile* profile, bool quick, int* passed, int* failed) {
-    Errors e;
-    auto works = [&](const char* after) {  // a good sort, right after an error
+    // A good sort, right after an error.
+    ch12::Status works(const char* after) {
         bitonic::Request r;
         r.len = 5000;
         r.key_type = bitonic::KeyType::f32;
         bitonic::Sorter sorter(profile);
-        const std::string problem = run_case(Case{r, cases::Input::special, 5}, sorter);
-        e.expect(problem.empty(), std::string("a sort after ") + after + ": " + problem);
-    };
-    ch12::DeviceBuffer<uint32_t> keys(8192), values(8192);
-    std::vector<uint32_t> host(8192);
-    for (size_t i = 0; i < host.size(); i++) host[i] = (uint32_t)(host.size() - i);
-    keys.upload(host);
-    values.upload(host);
+        std::string problem;
+        CH12_TRY(run_case(Case{r, cases::Input::special, 5}, sorter, &problem));
+        expect(problem.empty(), std::string("a sort after ") + after + ": " + problem);
+        return {};
+    }
+};
 
-    // A bad request: nothing is launched, and the keys stay as they were.
+// A bad request (nothing is launched, and the keys stay as they were), and
+// null and misaligned pointers.
+static ch12::Status refused_requests(Errors& e) {
+    const bitonic::Profile* profile = e.profile;
     bitonic::Request bad;
     bad.count = 2;
     bad.len = 10;
     bad.stride = 5;
-    e.expect_status(bitonic::sort(bad, keys.get(), nullptr, nullptr, 0, 0, profile), bitonic::Errc::bad_request,
+    e.expect_status(bitonic::sort(bad, e.keys.get(), nullptr, nullptr, 0, 0, profile), bitonic::Errc::bad_request,
                     "a stride shorter than an array");
     size_t bytes = 1;
     e.expect_status(bitonic::scratch_bytes(bad, &bytes, profile), bitonic::Errc::bad_request, "scratch_bytes of it");
@@ -209,24 +229,30 @@ static void error_paths(const bitonic::Profile* profile, bool quick, int* passed
     overflow.stride = size_t(1) << 63;
     e.expect_status(bitonic::check(overflow), bitonic::Errc::bad_request, "count 3, stride 2^63");
     std::vector<uint32_t> after;
-    keys.download(&after);
-    e.expect(after == host, "a refused request leaves the keys as they were");
+    CH12_TRY(e.keys.download(&after));
+    e.expect(after == e.host, "a refused request leaves the keys as they were");
 
     // Null and misaligned pointers.
     bitonic::Request r;
     r.len = 4096;
     e.expect_status(bitonic::sort(r, nullptr, nullptr, nullptr, 0, 0, profile), bitonic::Errc::null_pointer, "null keys");
     r.with_values = true;
-    e.expect_status(bitonic::sort(r, keys.get(), nullptr, nullptr, 0, 0, profile), bitonic::Errc::null_pointer,
+    e.expect_status(bitonic::sort(r, e.keys.get(), nullptr, nullptr, 0, 0, profile), bitonic::Errc::null_pointer,
                     "pairs without values");
-    e.expect_status(bitonic::sort(r, keys.get() + 1, values.get(), nullptr, 0, 0, profile), bitonic::Errc::misaligned,
+    e.expect_status(bitonic::sort(r, e.keys.get() + 1, e.values.get(), nullptr, 0, 0, profile), bitonic::Errc::misaligned,
                     "keys 4 bytes off");
-    e.expect_status(bitonic::sort(r, keys.get(), values.get() + 2, nullptr, 0, 0, profile), bitonic::Errc::misaligned,
+    e.expect_status(bitonic::sort(r, e.keys.get(), e.values.get() + 2, nullptr, 0, 0, profile), bitonic::Errc::misaligned,
                     "values 8 bytes off");
     bitonic::Sorter sorter(profile);
-    e.expect_status(sorter.sort(r, keys.get() + 1, values.get()), bitonic::Errc::misaligned, "Sorter::sort, keys 4 bytes off");
+    e.expect_status(sorter.sort(r, e.keys.get() + 1, e.values.get()), bitonic::Errc::misaligned,
+                    "Sorter::sort, keys 4 bytes off");
+    return {};
+}
 
-    // Too little scratch: the chapter design copies arrays with gaps into scratch.
+// Too little scratch (the chapter design copies arrays with gaps into
+// scratch), and limits the kernels cannot run within, forced through a profile.
+static ch12::Status scratch_and_limits(Errors& e) {
+    const bitonic::Profile* profile = e.profile;
     bitonic::Request gaps;
     gaps.design = bitonic::Design::chapter;
     gaps.count = 3;
@@ -234,100 +260,126 @@ static void error_paths(const bitonic::Profile* profile, bool quick, int* passed
     gaps.stride = 1001;
     size_t need = 0;
     e.expect(bitonic::scratch_bytes(gaps, &need, profile).ok() && need >= 3 * 1024 * 4, "scratch_bytes of 3 x 1000 keys with gaps");
-    ch12::DeviceBuffer<unsigned char> scratch(need);
-    e.expect_status(bitonic::sort(gaps, keys.get(), nullptr, scratch.get(), need - 1, 0, profile),
+    ch12::DeviceBuffer<unsigned char> scratch;
+    CH12_TRY(scratch.allocate(need));
+    e.expect_status(bitonic::sort(gaps, e.keys.get(), nullptr, scratch.get(), need - 1, 0, profile),
                     bitonic::Errc::scratch_too_small, "one byte too little scratch");
-    e.expect_status(bitonic::sort(gaps, keys.get(), nullptr, nullptr, need, 0, profile), bitonic::Errc::null_pointer,
+    e.expect_status(bitonic::sort(gaps, e.keys.get(), nullptr, nullptr, need, 0, profile), bitonic::Errc::null_pointer,
                     "no scratch pointer");
-    e.expect(bitonic::sort(gaps, keys.get(), nullptr, scratch.get(), need, 0, profile).ok() &&
+    e.expect(bitonic::sort(gaps, e.keys.get(), nullptr, scratch.get(), need, 0, profile).ok() &&
                  cudaDeviceSynchronize() == cudaSuccess,
              "the same sort with enough scratch");
 
-    // Limits the kernels cannot run within, forced through a profile.
     bitonic::Profile tiny = {"tiny", "a GPU with 16 KiB of shared memory per block", {}};
     tiny.limits = bitonic::profile_by_name("t4")->limits;
     tiny.limits.smem_per_block = 16 * 1024;
     bitonic::Request small;
     small.len = 1000;
-    e.expect_status(bitonic::sort(small, keys.get(), nullptr, nullptr, 0, 0, &tiny), bitonic::Errc::unsupported,
+    e.expect_status(bitonic::sort(small, e.keys.get(), nullptr, nullptr, 0, 0, &tiny), bitonic::Errc::unsupported,
                     "a profile with 16 KiB of shared memory per block");
-    works("an unsupported profile");
-
-    // A launch that fails: while a blocking stream captures a graph, the
-    // legacy default stream may not be used (it would wait for the capturing
-    // stream), and CUDA refuses a launch into it (cudaErrorStreamCaptureImplicit,
-    // not a sticky error). Relaxed mode: nothing else the sort calls is refused.
-    // compute-sanitizer counts that refusal as an error, so --quick leaves it out.
-    if (!quick) {
-        bitonic::Request one;
-        one.design = bitonic::Design::chapter;
-        one.len = 1024;
-        e.expect(bitonic::sort(one, keys.get(), nullptr, nullptr, 0, 0, profile).ok(), "a warm-up sort");
-        CUDA_CHECK(cudaDeviceSynchronize());
-        cudaStream_t capturing;
-        CUDA_CHECK(cudaStreamCreate(&capturing));
-        CUDA_CHECK(cudaStreamBeginCapture(capturing, cudaStreamCaptureModeRelaxed));
-        const bitonic::Status s = bitonic::sort(one, keys.get(), nullptr, nullptr, 0, 0, profile);
-        const cudaError_t left = cudaPeekAtLastError();
-        cudaGraph_t graph = nullptr;
-        (void)cudaStreamEndCapture(capturing, &graph);  // invalidated by the refused launch
-        if (graph) CUDA_CHECK(cudaGraphDestroy(graph));
-        (void)cudaGetLastError();
-        CUDA_CHECK(cudaStreamDestroy(capturing));
-        e.expect_status(s, bitonic::Errc::cuda, "a launch into the legacy stream during a capture");
-        e.expect(s.cuda != cudaSuccess && std::strstr(s.detail, "launch") != nullptr,
-                 std::string("the status carries CUDA's error and names the launch: ") + s.detail);
-        e.expect(left == cudaSuccess, "CUDA's last error is cleared once the status carries it");
-        works("a failed launch");
-    }
-    printf("%-9s %4d error paths returned their status, %d did not\n", "errors", e.passed, e.failed);
-    fflush(stdout);
-    *passed += e.passed;
-    *failed += e.failed;
+    return e.works("an unsupported profile");
 }
 
-int main(int argc, char** argv) {
-    const std::vector<const char*> profile_names = cases::profile_names();
-    const std::string profiles = cases::profile_list();
-    ch12::CommandLine cl(argc, argv, "[--design NAME] [--quick | --long] [--profile NAME]",
-                         "  --design NAME  only this design (chapter, workgroup or fast; default: all three)\n"
-                         "  --quick        a few small cases per design (for compute-sanitizer)\n"
-                         "  --long         instead: single arrays of 2^22 + 3 and 2^24 + 1 keys, and batches of\n"
-                         "                 1000 arrays of 65536 and 65537 keys\n"
-                         "  --profile NAME plan every sort as on this GPU, emulated on the one here: " + profiles + "\n");
-    cl.option("--design").flag("--quick").flag("--long").option("--profile");
-    cl.parse();
-    g_name = cl.name();
-    if (cl.has("--quick") && cl.has("--long")) cl.fail("--quick and --long do not go together");
-    std::vector<bitonic::Design> designs;
-    if (cl.has("--design")) {
-        designs.push_back((bitonic::Design)cl.choice("--design", bitonic::kDesignNames, 0));
-    } else {
-        for (int d = 0; d < bitonic::kDesignCount; ++d) designs.push_back((bitonic::Design)d);
-    }
-    const bitonic::Profile* profile = nullptr;
-    if (cl.has("--profile")) profile = &bitonic::kProfiles[cl.choice("--profile", profile_names.data(), 0)];
-    const bool quick = cl.has("--quick"), longer = cl.has("--long");
-    ch12::require_cuda_device(cl.name());
+// A launch that fails: while a blocking stream captures a graph, the legacy
+// default stream may not be used (it would wait for the capturing stream),
+// and CUDA refuses a launch into it (cudaErrorStreamCaptureImplicit, not a
+// sticky error). Relaxed mode: nothing else the sort calls is refused.
+// (compute-sanitizer counts that refusal as an error: --quick leaves it out.)
+static ch12::Status failed_launch(Errors& e) {
+    bitonic::Request one;
+    one.design = bitonic::Design::chapter;
+    one.len = 1024;
+    e.expect(bitonic::sort(one, e.keys.get(), nullptr, nullptr, 0, 0, e.profile).ok(), "a warm-up sort");
+    CH12_TRY(cudaDeviceSynchronize());
+    cudaStream_t capturing;
+    CH12_TRY(cudaStreamCreate(&capturing));
+    CH12_TRY(cudaStreamBeginCapture(capturing, cudaStreamCaptureModeRelaxed));
+    const bitonic::Status s = bitonic::sort(one, e.keys.get(), nullptr, nullptr, 0, 0, e.profile);
+    const cudaError_t left = cudaPeekAtLastError();
+    cudaGraph_t graph = nullptr;
+    (void)cudaStreamEndCapture(capturing, &graph);  // invalidated by the refused launch
+    if (graph) CH12_TRY(cudaGraphDestroy(graph));
+    (void)cudaGetLastError();
+    CH12_TRY(cudaStreamDestroy(capturing));
+    e.expect_status(s, bitonic::Errc::cuda, "a launch into the legacy stream during a capture");
+    e.expect(s.error != cudaSuccess && s.detail.find("launch") != std::string::npos,
+             std::string("the status carries CUDA's error and names the launch: ") + s.detail);
+    e.expect(left == cudaSuccess, "CUDA's last error is cleared once the status carries it");
+    return e.works("a failed launch");
+}
 
+static ch12::Status error_paths(const bitonic::Profile* profile, bool quick, int* passed, int* failed) {
+    Errors e;
+    e.profile = profile;
+    CH12_TRY(e.keys.allocate(8192));
+    CH12_TRY(e.values.allocate(8192));
+    e.host.resize(8192);
+    for (size_t i = 0; i < e.host.size(); i++) e.host[i] = (uint32_t)(e.host.size() - i);
+    CH12_TRY(e.keys.upload(e.host));
+    CH12_TRY(e.values.upload(e.host));
+    CH12_TRY(refused_requests(e));
+    CH12_TRY(scratch_and_limits(e));
+    if (!quick) CH12_TRY(failed_launch(e));
+    printf("%-9s %4d error paths returned their status, %d did not\n", "errors", e.expect.passed(), e.expect.failed());
+    fflush(stdout);
+    *passed += e.expect.passed();
+    *failed += e.expect.failed();
+    return {};
+}
+
+struct Options {
+    std::vector<bitonic::Design> designs;
+    const bitonic::Profile* profile = nullptr;
+    bool quick = false, longer = false;
+    const char* window = nullptr;  // --window: the spec (null: none), and its pin
+    bitonic::WindowPin pin;
+};
+
+static Options parse(ch12::CommandLine& cl) {
+    cl.option("--design").flag("--quick").flag("--long").option("--profile").option("--window");
+    cl.parse();
+    if (cl.has("--quick") && cl.has("--long")) cl.fail("--quick and --long do not go together");
+    Options o;
+    if (cl.has("--design")) {
+        o.designs.push_back((bitonic::Design)cl.choice("--design", bitonic::kDesignNames, 0));
+    } else {
+        for (int d = 0; d < bitonic::kDesignCount; ++d) o.designs.push_back((bitonic::Design)d);
+    }
+    o.profile = ch12::profile_option(cl);
+    o.window = cl.value("--window");
+    if (o.window && !cases::window_pin(o.window, &o.pin))
+        cl.fail(std::string("--window wants auto, 13, 14, 15, 13+tile, 14+tile or 15+tile, not '") + o.window + "'");
+    o.quick = cl.has("--quick");
+    o.longer = cl.has("--long");
+    return o;
+}
+
+// Every case of every design asked for, then the error paths; *failed counts
+// what did not hold.
+static ch12::Status run_suite(const Options& o, int* failed) {
     bitonic::Limits limits;
-    or_exit(bitonic::device_limits(&limits, profile), g_name);
+    CH12_TRY(bitonic::device_limits(&limits, o.profile));
+    // --window: a profile of these limits (nothing lowered further) that pins the window design.
+    const bitonic::Profile pinned = cases::pinned_profile(o.profile, limits, o.pin);
+    const bitonic::Profile* profile = o.window ? &pinned : o.profile;
     cudaDeviceProp prop;
     int device = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    CH12_TRY(cudaGetDevice(&device));
+    CH12_TRY(cudaGetDeviceProperties(&prop, device));
     printf("device:   %s; planned for sm_%d, %d SMs, %zu KiB of shared memory per block, %s%s%s\n", prop.name,
            limits.cc, limits.sms, limits.smem_per_block / 1024,
-           limits.max_cluster >= 16 ? "clusters of 16" : "no clusters of 16", profile ? " -- profile " : "",
-           profile ? profile->name : "");
+           limits.max_cluster >= 16 ? "clusters of 16" : "no clusters of 16", o.profile ? " -- profile " : "",
+           o.profile ? o.profile->name : "");
+    if (o.window) printf("window:   pinned to %s, windows for every array they can take\n", o.window);
     fflush(stdout);
 
-    int passed = 0, failed = 0;
+    int passed = 0;
     bitonic::Sorter sorter(profile);
-    for (bitonic::Design design : designs) {
+    for (bitonic::Design design : o.designs) {
         int d_passed = 0, d_failed = 0;
-        for (const Case& c : cases_of(design, quick, longer)) {
-            const std::string problem = run_case(c, sorter);
+        for (const Case& c : cases_of(design, o.quick, o.longer)) {
+            std::string problem;
+            CH12_TRY(run_case(c, sorter, &problem));
             if (problem.empty()) {
                 d_passed++;
             } else {
@@ -339,10 +391,28 @@ int main(int argc, char** argv) {
         printf("%-9s %4d cases passed, %d failed\n", bitonic::design_name(design), d_passed, d_failed);
         fflush(stdout);
         passed += d_passed;
-        failed += d_failed;
+        *failed += d_failed;
     }
-    if (!longer) error_paths(profile, quick, &passed, &failed);
+    if (!o.longer) CH12_TRY(error_paths(profile, o.quick, &passed, failed));
     printf("scratch memory used at most: %zu bytes\n", sorter.scratch_allocated());
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed == 0 ? 0 : 1;
+    printf("%d passed, %d failed\n", passed, *failed);
+    return {};
+}
+
+int main(int argc, char** argv) {
+    const std::string profiles = ch12::profile_list();
+    ch12::CommandLine cl(argc, argv, "[--design NAME] [--quick | --long] [--profile NAME] [--window SPEC]",
+                         "  --design NAME  only this design (chapter, workgroup, fast or window; default: all four)\n"
+                         "  --quick        a few small cases per design (for compute-sanitizer)\n"
+                         "  --long         instead: single arrays of 2^22 + 3 and 2^24 + 1 keys, and batches of\n"
+                         "                 1000 arrays of 65536 and 65537 keys\n"
+                         "  --profile NAME plan every sort as on this GPU, emulated on the one here: " + profiles + "\n"
+                         "  --window SPEC  the window design pinned to a variant that takes every array it can:\n"
+                         "                 auto (the tuning's window), 13, 14, 15 (windows of 2^N keys), or\n"
+                         "                 N+tile (after the fast design's tile kernel)\n");
+    const Options o = parse(cl);
+    ch12::require_cuda_device(cl.name());
+    int failed = 0;
+    const ch12::Status s = run_suite(o, &failed);
+    return ch12::exit_status(s, cl.name(), failed == 0 ? 0 : 1);
 }

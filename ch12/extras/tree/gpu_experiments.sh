@@ -8,7 +8,8 @@
 #   check   each variant against the C++ reference at depths 1-14 (checksums, nodes)
 #   time    depth 20 (REPEATS runs each, default 5) and 21 (one run) for every variant
 #   deep    depths 22 and 23 for the programs in DEEP (default: the C++
-#           reference, SEED/GROW/WORK at one block per SM and at 128, the default)
+#           reference, SEED/GROW/WORK at one block per SM and at 128, the classic
+#           kernel and the default)
 #   table   depths 16, 18, 20, 21 for JavaScript (node), C++ and the evaluators
 #           (REPEATS runs at depth 20 and below, one at 21)
 #   ncu     ncu on the default evaluator at depth 20 (stall reasons, traffic)
@@ -48,11 +49,11 @@ fi
 : >>"$log" || bad "cannot write $log"
 failures=0
 
-variants=${VARIANTS:-"default (registers, cutoff 4, one block per SM, narrow waves)|tree_bitonic_gpu|
-cutoff 4, two blocks per SM|tree_bitonic_gpu|--blocks-per-sm 2
-cutoff 4, no narrow waves|tree_bitonic_gpu|--narrow 0
-cutoff 3|tree_bitonic_gpu|--cutoff 3
-cutoff 5|tree_bitonic_gpu|--cutoff 5
+variants=${VARIANTS:-"default (fast kernel: joins overlapped, warp stores, tasks auto)|tree_bitonic_gpu|
+classic kernel (registers, cutoff 4, one block per SM, narrow waves)|tree_bitonic_gpu|--kernel classic
+classic, two blocks per SM|tree_bitonic_gpu|--kernel classic --blocks-per-sm 2
+classic, no narrow waves|tree_bitonic_gpu|--kernel classic --narrow 0
+classic, cutoff 3|tree_bitonic_gpu|--kernel classic --cutoff 3
 SEED/GROW/WORK, one block per SM|tree_seed_grow_work|
 SEED/GROW/WORK, 128 blocks|tree_seed_grow_work|--blocks 128"}
 # The programs the deep step runs at depths 22 and 23 (one per line; the C++
@@ -60,6 +61,7 @@ SEED/GROW/WORK, 128 blocks|tree_seed_grow_work|--blocks 128"}
 deep=${DEEP:-"tree_bitonic_cpu
 tree_seed_grow_work
 tree_seed_grow_work --blocks 128
+tree_bitonic_gpu --kernel classic
 tree_bitonic_gpu"}
 
 # The known answers: checksum and the nodes line, by depth.
@@ -134,12 +136,13 @@ for step in "${steps[@]}"; do
     table)
       for d in 16 18 20 21; do
         reps=1; [ "$d" -le 20 ] && reps=$repeats
-        for which in js cpu sgw sgw128 default; do
+        for which in js cpu sgw sgw128 classic default; do
           case $which in
             js)      cmd=(node "$here/bitonic.js") ;;
             cpu)     cmd=("$bin/tree_bitonic_cpu") ;;
             sgw)     cmd=("$bin/tree_seed_grow_work") ;;
             sgw128)  cmd=("$bin/tree_seed_grow_work" --blocks 128) ;;
+            classic) cmd=("$bin/tree_bitonic_gpu" --kernel classic) ;;
             default) cmd=("$bin/tree_bitonic_gpu") ;;
           esac
           tally "$(for i in $(seq $reps); do run $d "${cmd[@]}"; done)"

@@ -13,8 +13,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "check.h"
 #include "tree_calls.h"
 
 using namespace tree;
@@ -28,10 +30,11 @@ struct HostMem {
     }
 };
 
-static int failures = 0;
+static ch12::Checks check(20);
+// One check, named with the call it was made on.
 static void expect(bool ok, const char* what, int fn, int d, uint32_t s, int trial) {
-    if (ok) return;
-    if (++failures <= 20) std::printf("FAIL: %s (fn %d, d %d, s %u, trial %d)\n", what, fn, d, s, trial);
+    check(ok, ok ? std::string() : std::string(what) + " (fn " + std::to_string(fn) + ", d " + std::to_string(d) +
+                                       ", s " + std::to_string(s) + ", trial " + std::to_string(trial) + ")");
 }
 
 // A full tree of depth d with the given leaves, built in heap nodes from `next`.
@@ -126,6 +129,6 @@ int main() {
     }
 
     std::printf("tree calls: %d register calls compared with the sequential form, heap word for word: %s\n", cases,
-                failures ? "FAILED" : "all identical");
-    return failures ? 1 : 0;
+                check.ok() ? "all identical" : "FAILED");
+    return check.ok() ? 0 : 1;
 }

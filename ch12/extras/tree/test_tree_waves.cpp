@@ -13,8 +13,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "check.h"
 #include "tree_waves.h"
 
 using namespace tree;
@@ -95,7 +97,8 @@ static void gen(std::vector<uint64_t>& heap, int d) {
 }
 
 int main() {
-    int failures = 0, runs = 0;
+    ch12::Checks check(1 << 30);  // every failing run printed
+    int runs = 0;
     uint64_t most_waves = 0;
     std::mt19937 rng(2026);
     for (int depth = 1; depth <= 12; ++depth) {
@@ -130,16 +133,15 @@ int main() {
             const bool frames_ok = std::all_of(writes.begin(), writes.end(), [](int w) { return w == 1; });
             const bool ok = !ops.failed && ops.root == want_root && heap == want && frames_ok && !same_wave_read;
             ++runs;
-            if (!ok) {
-                ++failures;
-                std::printf("FAIL: depth %d, cutoff %d:%s%s%s%s%s\n", depth, cutoff, ops.failed ? " a call saw a bad input;" : "",
-                            ops.root != want_root ? " different root;" : "", heap != want ? " different heap;" : "",
-                            frames_ok ? "" : " a frame not written exactly once;",
-                            same_wave_read ? " a node read in the wave that wrote it;" : "");
-            }
+            check(ok, ok ? std::string()
+                         : "depth " + std::to_string(depth) + ", cutoff " + std::to_string(cutoff) + ":" +
+                               (ops.failed ? " a call saw a bad input;" : "") +
+                               (ops.root != want_root ? " different root;" : "") + (heap != want ? " different heap;" : "") +
+                               (frames_ok ? "" : " a frame not written exactly once;") +
+                               (same_wave_read ? " a node read in the wave that wrote it;" : ""));
         }
     }
     std::printf("tree waves: %d simulated runs (depths 1-12, cutoffs 1-5, up to %llu waves) against the sequential "
-                "form, heap word for word, nothing read in the wave that wrote it: %s\n", runs, (unsigned long long)most_waves, failures ? "FAILED" : "all identical");
-    return failures ? 1 : 0;
+                "form, heap word for word, nothing read in the wave that wrote it: %s\n", runs, (unsigned long long)most_waves, check.ok() ? "all identical" : "FAILED");
+    return check.ok() ? 0 : 1;
 }

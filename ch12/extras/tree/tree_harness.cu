@@ -13,14 +13,6 @@
 
 namespace tree {
 
-Status cuda_failure(cudaError_t err, const char* call, const char* file, int line) {
-    char text[512];
-    std::snprintf(text, sizeof text, "CUDA error: %s failed at %s:%d: %s (%s)", call, file, line,
-                  cudaGetErrorString(err), cudaGetErrorName(err));
-    (void)cudaGetLastError();  // a failed allocation must not be reported again by the next check
-    return {err == cudaErrorMemoryAllocation ? 77 : 1, text};
-}
-
 namespace {
 
 // gen(d, 0) in heap order: node p has children 2p+1, 2p+2; the path from the
@@ -80,33 +72,33 @@ Status evaluate(const Evaluation& e, const SortPhase& sort_phase, std::vector<st
     const double GB = 1e9;
 
     size_t free_bytes = 0, total_bytes = 0;
-    TREE_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
+    CH12_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
     const uint64_t heap_bytes = nodes * 16, slack = 256ull << 20;  // the checksum's parts and CUDA's own needs
     if (heap_bytes + e.extra_bytes + slack > free_bytes) {
         char text[512];
         std::snprintf(text, sizeof text,
-                      "%s: skipped: depth %d needs %.2f GB of GPU memory (%.2f GB of heap for %llu nodes, "
+                      "skipped: depth %d needs %.2f GB of GPU memory (%.2f GB of heap for %llu nodes, "
                       "%.2f GB for the evaluator, 0.27 GB of working space), but only %.2f GB of %.2f GB are free",
-                      e.name, depth, (heap_bytes + e.extra_bytes + slack) / GB, heap_bytes / GB,
+                      depth, (heap_bytes + e.extra_bytes + slack) / GB, heap_bytes / GB,
                       (unsigned long long)nodes, e.extra_bytes / GB, free_bytes / GB, total_bytes / GB);
-        return {77, text};
+        return ch12::failure(ch12::Errc::cannot_run_here, text);
     }
 
     ch12::DeviceBuffer<uint64_t> heap;
     ch12::DeviceBuffer<unsigned long long> unwritten;
-    TREE_TRY(heap.allocate(2 * nodes));
-    TREE_TRY(unwritten.allocate(1));
-    TREE_TRY(cudaMemset(heap.get(), 0xFF, heap_bytes));  // poison: ~0 is no valid tree word
-    TREE_TRY(cudaMemset(unwritten.get(), 0, sizeof(unsigned long long)));
+    CH12_TRY(heap.allocate(2 * nodes));
+    CH12_TRY(unwritten.allocate(1));
+    CH12_TRY(cudaMemset(heap.get(), 0xFF, heap_bytes));  // poison: ~0 is no valid tree word
+    CH12_TRY(cudaMemset(unwritten.get(), 0, sizeof(unsigned long long)));
     Events ev;
-    for (cudaEvent_t& x : ev.e) TREE_TRY(cudaEventCreate(&x));
+    for (cudaEvent_t& x : ev.e) CH12_TRY(cudaEventCreate(&x));
 
     // gen: the input tree, nodes [0, 2^d - 1), root = node 0
-    TREE_TRY(cudaEventRecord(ev.e[0]));
+    CH12_TRY(cudaEventRecord(ev.e[0]));
     gen_kernel<<<(unsigned)((gen_nodes + 255) / 256), 256>>>(heap.get(), depth);
-    TREE_TRY_LAUNCH();
-    TREE_TRY(cudaEventRecord(ev.e[1]));
-    TREE_TRY(cudaEventSynchronize(ev.e[1]));
+    CH12_TRY(ch12::kernel_launch("gen_kernel launch"));
+    CH12_TRY(cudaEventRecord(ev.e[1]));
+    CH12_TRY(cudaEventSynchronize(ev.e[1]));
 
     // sort: the evaluator (its own setup comes before it records e[2])
     std::vector<std::string> notes;
@@ -117,31 +109,31 @@ Status evaluate(const Evaluation& e, const SortPhase& sort_phase, std::vector<st
     // checksum: 2^k subtrees in parallel, combined on the host in order
     const int k = std::min(depth, 14);
     ch12::DeviceBuffer<uint32_t> d_parts;
-    TREE_TRY(d_parts.allocate(size_t(1) << k));
+    CH12_TRY(d_parts.allocate(size_t(1) << k));
     checksum_kernel<<<((1u << k) + 255) / 256, 256>>>(heap.get(), root, k, d_parts.get());
-    TREE_TRY_LAUNCH();
+    CH12_TRY(ch12::kernel_launch("checksum_kernel launch"));
     std::vector<uint32_t> parts(size_t(1) << k);
-    TREE_TRY(cudaMemcpy(parts.data(), d_parts.get(), parts.size() * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    CH12_TRY(cudaMemcpy(parts.data(), d_parts.get(), parts.size() * sizeof(uint32_t), cudaMemcpyDeviceToHost));
     uint32_t pow31 = 1;  // 31^(leaves per subtree)
     for (uint64_t i = 0; i < (uint64_t(1) << (depth - k)); ++i) pow31 *= 31u;
     uint32_t sum = 0;
     for (uint32_t p : parts) sum = sum * pow31 + p;
-    TREE_TRY(cudaEventRecord(ev.e[4]));
-    TREE_TRY(cudaEventSynchronize(ev.e[4]));
+    CH12_TRY(cudaEventRecord(ev.e[4]));
+    CH12_TRY(cudaEventSynchronize(ev.e[4]));
 
     count_unwritten<<<1024, 256>>>(heap.get(), nodes, unwritten.get());
-    TREE_TRY_LAUNCH();
+    CH12_TRY(ch12::kernel_launch("count_unwritten launch"));
     unsigned long long missing = 0;
-    TREE_TRY(cudaMemcpy(&missing, unwritten.get(), sizeof missing, cudaMemcpyDeviceToHost));
+    CH12_TRY(cudaMemcpy(&missing, unwritten.get(), sizeof missing, cudaMemcpyDeviceToHost));
 
     float gen_ms = 0, sort_ms = 0, sum_ms = 0;
-    TREE_TRY(cudaEventElapsedTime(&gen_ms, ev.e[0], ev.e[1]));
-    TREE_TRY(cudaEventElapsedTime(&sort_ms, ev.e[2], ev.e[3]));
-    TREE_TRY(cudaEventElapsedTime(&sum_ms, ev.e[3], ev.e[4]));
+    CH12_TRY(cudaEventElapsedTime(&gen_ms, ev.e[0], ev.e[1]));
+    CH12_TRY(cudaEventElapsedTime(&sort_ms, ev.e[2], ev.e[3]));
+    CH12_TRY(cudaEventElapsedTime(&sum_ms, ev.e[3], ev.e[4]));
     int device = 0;
-    TREE_TRY(cudaGetDevice(&device));
+    CH12_TRY(cudaGetDevice(&device));
     cudaDeviceProp prop;
-    TREE_TRY(cudaGetDeviceProperties(&prop, device));
+    CH12_TRY(cudaGetDeviceProperties(&prop, device));
 
     char line[512];
     std::snprintf(line, sizeof line, "tree bitonic sort, %s on %s, depth %d (%llu leaves)", e.what, prop.name, depth,
@@ -162,21 +154,16 @@ Status evaluate(const Evaluation& e, const SortPhase& sort_phase, std::vector<st
 
 }  // namespace
 
-int run_evaluation(const Evaluation& e, const SortPhase& sort_phase) {
+Status run_evaluation(const Evaluation& e, const SortPhase& sort_phase, bool* all_written) {
     std::vector<std::string> lines;
-    bool all_written = false;
-    const Status st = evaluate(e, sort_phase, lines, &all_written);
-    if (!st.ok()) {
-        std::fflush(stdout);
-        if (st.exit_code == 77 && st.message.rfind("CUDA error", 0) == 0)  // an allocation that failed
-            std::fprintf(stderr, "%s: skipped: too little GPU memory for depth %d: %s\n", e.name, e.depth,
-                         st.message.c_str());
-        else
-            std::fprintf(stderr, "%s\n", st.message.c_str());
-        return st.exit_code;
-    }
+    const Status st = evaluate(e, sort_phase, lines, all_written);
+    if (st.code == ch12::Errc::cuda && st.error == (int)cudaErrorMemoryAllocation)  // an allocation that failed
+        return ch12::failure(ch12::Errc::cannot_run_here,
+                             "skipped: too little GPU memory for depth " + std::to_string(e.depth) + ": " + st.detail,
+                             st.error);
+    if (!st.ok()) return st;
     for (const std::string& l : lines) std::printf("%s\n", l.c_str());
-    return all_written ? 0 : 1;
+    return {};
 }
 
 }  // namespace tree

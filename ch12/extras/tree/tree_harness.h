@@ -3,9 +3,10 @@
 // checksum, the check that every reserved heap node was written, and the
 // lines the C++ reference prints. An evaluator supplies only its sort phase.
 //
-// Nothing here ends the process: errors come back as a Status, which the
-// programs turn into their exit status (0 done, 1 an error, 77 this GPU has
-// too little memory for the depth asked -- "cannot run here", like no GPU).
+// Nothing here ends the process: errors come back as the companion's Status
+// (ch12/status.h, CH12_TRY), which the programs' main turns into their exit
+// status with ch12::exit_status() (0 done, 1 an error, 77 this GPU has too
+// little memory for the depth asked: Errc::cannot_run_here, like no GPU).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -16,27 +17,14 @@
 #include <string>
 #include <vector>
 
+#include "ch12/status.h"
+#include "cuda_status.h"    // CH12_TRY of a CUDA call or a launch
 #include "device_buffer.h"  // ch12::DeviceBuffer: allocate() returns its error
 #include "tree_bitonic.h"
 
 namespace tree {
 
-struct Status {
-    int exit_code = 0;    // 0 success, 1 error, 77 cannot run here
-    std::string message;  // one line, for stderr, when exit_code != 0
-    bool ok() const { return exit_code == 0; }
-};
-
-// A failed CUDA call: the call, file:line, and CUDA's error string, as
-// CUDA_CHECK prints it. Running out of device memory is exit 77.
-Status cuda_failure(cudaError_t err, const char* call, const char* file, int line);
-
-#define TREE_TRY(call)                                                                   \
-    do {                                                                                 \
-        const cudaError_t tree_err_ = (call);                                            \
-        if (tree_err_ != cudaSuccess) return ::tree::cuda_failure(tree_err_, #call, __FILE__, __LINE__); \
-    } while (0)
-#define TREE_TRY_LAUNCH() TREE_TRY(cudaGetLastError())
+using ch12::Status;
 
 // An evaluator's sort phase: given the heap with the input tree (root
 // `input`, nodes [0, first_free)), it records `start`, evaluates
@@ -53,8 +41,9 @@ struct Evaluation {
 };
 
 // Runs gen, the sort phase, the checksum and the heap check on the current
-// device, prints the reference's lines on stdout, and returns the program's
-// exit status (problems: one line on stderr).
-int run_evaluation(const Evaluation& e, const SortPhase& sort_phase);
+// device and prints the reference's lines on stdout; *all_written: every
+// reserved heap node was written. Too little GPU memory for the depth (a
+// failed allocation included) is Errc::cannot_run_here.
+Status run_evaluation(const Evaluation& e, const SortPhase& sort_phase, bool* all_written);
 
 }  // namespace tree

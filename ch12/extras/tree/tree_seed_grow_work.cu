@@ -40,7 +40,7 @@
 #include <vector>
 
 #include "cli.h"
-#include "cuda_check.h"
+#include "cuda_check.h"  // require_cuda_device(): no GPU, exit 77
 #include "tree_bitonic.h"
 #include "tree_calls.h"
 #include "tree_cli.h"
@@ -385,6 +385,90 @@ __global__ void __launch_bounds__(kThreads, kRegisters ? 2 : 1) seed_grow_work(R
     }
 }
 
+// What the sort phase needs to know: the kernel, its grid, and the
+// capacities of its frames and task lists.
+struct Shape {
+    void (*kernel)(Runtime, Tree*);
+    bool registers;
+    uint32_t blocks;
+    uint32_t list_capacity, frame_capacity;
+};
+
+// The evaluator's sort phase (tree_harness.h's SortPhase): its frames and
+// task lists, round 1's one task, the cooperative kernel, its counts.
+static Status sort_phase(const Shape& sh, int depth, uint64_t* heap, Tree input, uint64_t first_free,
+                         cudaEvent_t start, cudaEvent_t stop, std::vector<std::string>& notes, Tree* out) {
+    Runtime rt{};
+    rt.heap = heap;
+    rt.frame_capacity = sh.frame_capacity;
+    rt.list_capacity = sh.list_capacity;
+    ch12::DeviceBuffer<Frame> frames;
+    ch12::DeviceBuffer<Task> list0, list1, scratch;
+    ch12::DeviceBuffer<uint32_t> frame_count, list_count, stats;
+    ch12::DeviceBuffer<Tree> d_root;
+    CH12_TRY(frames.allocate(sh.frame_capacity));
+    CH12_TRY(frame_count.allocate(1));
+    CH12_TRY(list0.allocate(sh.list_capacity));
+    CH12_TRY(list1.allocate(sh.list_capacity));
+    CH12_TRY(scratch.allocate(sh.list_capacity));
+    CH12_TRY(list_count.allocate(2));
+    CH12_TRY(stats.allocate(4));
+    CH12_TRY(d_root.allocate(1));
+    rt.frames = frames.get();
+    rt.frame_count = frame_count.get();
+    rt.list[0] = list0.get();
+    rt.list[1] = list1.get();
+    rt.seed_scratch = scratch.get();
+    rt.list_count = list_count.get();
+    rt.stats = stats.get();
+    CH12_TRY(cudaMemset(rt.stats, 0, 4 * sizeof(uint32_t)));
+    CH12_TRY(cudaMemset(d_root.get(), 0, sizeof(Tree)));
+    // Frame 0 waits for the whole sort; round 1's one task is sort(d, 0, input).
+    Frame root_frame{kRootFrame, 0, 0, 1, 0, 0, 0, {0, 0}};
+    Task first{};
+    first.fn = kSort; first.d = (uint8_t)depth; first.s = 0; first.slot = 0; first.frame = 0;
+    first.a = input; first.b = 0; first.base = first_free;
+    const uint32_t counts[2] = {1, 0}, one = 1;
+    CH12_TRY(cudaMemcpy(rt.frames, &root_frame, sizeof root_frame, cudaMemcpyHostToDevice));
+    CH12_TRY(cudaMemcpy(rt.frame_count, &one, sizeof one, cudaMemcpyHostToDevice));
+    CH12_TRY(cudaMemcpy(rt.list[0], &first, sizeof first, cudaMemcpyHostToDevice));
+    CH12_TRY(cudaMemcpy(rt.list_count, counts, sizeof counts, cudaMemcpyHostToDevice));
+    // seq_* recursion runs on the thread's stack: a task is at most about
+    // ten calls deep, three frames a level.
+    CH12_TRY(cudaDeviceSetLimit(cudaLimitStackSize, 4096));
+
+    Tree* root_ptr = d_root.get();
+    void* params[] = {&rt, &root_ptr};
+    CH12_TRY(cudaEventRecord(start));
+    CH12_TRY(cudaLaunchCooperativeKernel((void*)sh.kernel, dim3(sh.blocks), dim3(kThreads), params, 0, 0));
+    CH12_TRY(ch12::kernel_launch("seed_grow_work launch"));
+    CH12_TRY(cudaEventRecord(stop));
+    CH12_TRY(cudaEventSynchronize(stop));
+
+    uint32_t st[4], used = 0;
+    CH12_TRY(cudaMemcpy(out, d_root.get(), sizeof(Tree), cudaMemcpyDeviceToHost));
+    CH12_TRY(cudaMemcpy(st, rt.stats, sizeof st, cudaMemcpyDeviceToHost));
+    CH12_TRY(cudaMemcpy(&used, rt.frame_count, sizeof used, cudaMemcpyDeviceToHost));
+    if (st[3] == 2) return ch12::failure(ch12::Errc::failed, "a register call got an input that is not a full tree: BUG");
+    if (st[3]) return ch12::failure(ch12::Errc::failed, "the evaluator ran out of frames or task-list space (internal limits)");
+    char line[256];
+    snprintf(line, sizeof line, "runtime: %u rounds, %u tasks run (at most %u in one round), %u frames, "
+             "%u blocks x %d threads = %u slots%s", st[0], st[1], st[2], used - 1, sh.blocks, kThreads,
+             sh.blocks * kThreads, sh.registers ? ", WORK in registers" : "");
+    notes.push_back(line);
+    return {};
+}
+
+// The SMs of the current device, and how many blocks of the kernel fit on one.
+static Status occupancy(void (*kernel)(Runtime, Tree*), int* sms, int* per_sm) {
+    int device = 0;
+    CH12_TRY(cudaGetDevice(&device));
+    CH12_TRY(cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, device));
+    CH12_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, kernel, kThreads, 0));
+    if (*per_sm < 1) return ch12::failure(ch12::Errc::failed, "the evaluator's kernel does not fit on an SM of this GPU");
+    return {};
+}
+
 int main(int argc, char** argv) {
     ch12::CommandLine cl(argc, argv, "[--depth] D [--blocks N] [--registers]",
                          "  the SEED / GROW / WORK evaluator on sort(D, 0, gen(D, 0)); D from 1 to 30, limited\n"
@@ -399,94 +483,36 @@ int main(int argc, char** argv) {
     const uint64_t blocks_asked = cl.number("--blocks", 1, 1u << 20, 0);
     ch12::require_cuda_device(cl.name());
 
-    int device = 0, sms = 0, per_sm = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    const bool registers = cl.has("--registers");
-    void (*kernel)(Runtime, Tree*) = registers ? seed_grow_work<true> : seed_grow_work<false>;
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0));
-    if (per_sm < 1) {
-        fprintf(stderr, "%s: the evaluator's kernel does not fit on an SM of this GPU\n", cl.name());
-        return 1;
-    }
+    Shape sh;
+    sh.registers = cl.has("--registers");
+    sh.kernel = sh.registers ? seed_grow_work<true> : seed_grow_work<false>;
+    int sms = 0, per_sm = 0;
+    const Status fits = occupancy(sh.kernel, &sms, &per_sm);
+    if (!fits.ok()) return ch12::exit_status(fits, cl.name());
     // One block of 256 threads per SM unless asked otherwise: the slots the
     // cutoff emerges from. A cooperative kernel's blocks must all run at once.
     const uint64_t most = (uint64_t)sms * per_sm;
     if (blocks_asked > most)
         cl.fail("--blocks " + std::to_string(blocks_asked) + ": this GPU runs at most " + std::to_string(most) +
                 " blocks of this kernel at once (" + std::to_string(sms) + " SMs x " + std::to_string(per_sm) + ")");
-    const uint32_t blocks = blocks_asked ? (uint32_t)blocks_asked : (uint32_t)sms;
+    sh.blocks = blocks_asked ? (uint32_t)blocks_asked : (uint32_t)sms;
     // Frames and task lists, sized for the depth: a frame is a call that
     // split, and no evaluation makes more calls than its nodes and leaves
     // (S(d) + 2^d); past that, the fixed caps that reach depth 23 on the
     // H200 (the kernel reports an overflow rather than write past them).
     const uint64_t calls = tree::S(depth) + (uint64_t(1) << depth) + 1;
-    const uint32_t list_capacity = (uint32_t)std::min<uint64_t>(calls, 1u << 22);
-    const uint32_t frame_capacity = (uint32_t)std::min<uint64_t>(calls, 1u << 26);
-    const size_t extra = 3ull * list_capacity * sizeof(Task) + (size_t)frame_capacity * sizeof(Frame);
+    sh.list_capacity = (uint32_t)std::min<uint64_t>(calls, 1u << 22);
+    sh.frame_capacity = (uint32_t)std::min<uint64_t>(calls, 1u << 26);
+    const size_t extra = 3ull * sh.list_capacity * sizeof(Task) + (size_t)sh.frame_capacity * sizeof(Frame);
 
     tree::Evaluation e{depth, cl.name(), "SEED / GROW / WORK evaluator", extra};
-    return tree::run_evaluation(e, [&](uint64_t* heap, Tree input, uint64_t first_free, cudaEvent_t start,
-                                       cudaEvent_t stop, std::vector<std::string>& notes, Tree* out) -> Status {
-        Runtime rt{};
-        rt.heap = heap;
-        rt.frame_capacity = frame_capacity;
-        rt.list_capacity = list_capacity;
-        ch12::DeviceBuffer<Frame> frames;
-        ch12::DeviceBuffer<Task> list0, list1, scratch;
-        ch12::DeviceBuffer<uint32_t> frame_count, list_count, stats;
-        ch12::DeviceBuffer<Tree> d_root;
-        TREE_TRY(frames.allocate(frame_capacity));
-        TREE_TRY(frame_count.allocate(1));
-        TREE_TRY(list0.allocate(list_capacity));
-        TREE_TRY(list1.allocate(list_capacity));
-        TREE_TRY(scratch.allocate(list_capacity));
-        TREE_TRY(list_count.allocate(2));
-        TREE_TRY(stats.allocate(4));
-        TREE_TRY(d_root.allocate(1));
-        rt.frames = frames.get();
-        rt.frame_count = frame_count.get();
-        rt.list[0] = list0.get();
-        rt.list[1] = list1.get();
-        rt.seed_scratch = scratch.get();
-        rt.list_count = list_count.get();
-        rt.stats = stats.get();
-        TREE_TRY(cudaMemset(rt.stats, 0, 4 * sizeof(uint32_t)));
-        TREE_TRY(cudaMemset(d_root.get(), 0, sizeof(Tree)));
-        // Frame 0 waits for the whole sort; round 1's one task is sort(d, 0, input).
-        Frame root_frame{kRootFrame, 0, 0, 1, 0, 0, 0, {0, 0}};
-        Task first{};
-        first.fn = kSort; first.d = (uint8_t)depth; first.s = 0; first.slot = 0; first.frame = 0;
-        first.a = input; first.b = 0; first.base = first_free;
-        const uint32_t counts[2] = {1, 0}, one = 1;
-        TREE_TRY(cudaMemcpy(rt.frames, &root_frame, sizeof root_frame, cudaMemcpyHostToDevice));
-        TREE_TRY(cudaMemcpy(rt.frame_count, &one, sizeof one, cudaMemcpyHostToDevice));
-        TREE_TRY(cudaMemcpy(rt.list[0], &first, sizeof first, cudaMemcpyHostToDevice));
-        TREE_TRY(cudaMemcpy(rt.list_count, counts, sizeof counts, cudaMemcpyHostToDevice));
-        // seq_* recursion runs on the thread's stack: a task is at most about
-        // ten calls deep, three frames a level.
-        TREE_TRY(cudaDeviceSetLimit(cudaLimitStackSize, 4096));
-
-        Tree* root_ptr = d_root.get();
-        void* params[] = {&rt, &root_ptr};
-        TREE_TRY(cudaEventRecord(start));
-        TREE_TRY(cudaLaunchCooperativeKernel((void*)kernel, dim3(blocks), dim3(kThreads), params, 0, 0));
-        TREE_TRY_LAUNCH();
-        TREE_TRY(cudaEventRecord(stop));
-        TREE_TRY(cudaEventSynchronize(stop));
-
-        uint32_t st[4], used = 0;
-        TREE_TRY(cudaMemcpy(out, d_root.get(), sizeof(Tree), cudaMemcpyDeviceToHost));
-        TREE_TRY(cudaMemcpy(st, rt.stats, sizeof st, cudaMemcpyDeviceToHost));
-        TREE_TRY(cudaMemcpy(&used, rt.frame_count, sizeof used, cudaMemcpyDeviceToHost));
-        if (st[3] == 2) return {1, std::string(cl.name()) + ": a register call got an input that is not a full tree: BUG"};
-        if (st[3]) return {1, std::string(cl.name()) + ": the evaluator ran out of frames or task-list space "
-                                                       "(internal limits)"};
-        char line[256];
-        snprintf(line, sizeof line, "runtime: %u rounds, %u tasks run (at most %u in one round), %u frames, "
-                 "%u blocks x %d threads = %u slots%s", st[0], st[1], st[2], used - 1, blocks, kThreads,
-                 blocks * kThreads, registers ? ", WORK in registers" : "");
-        notes.push_back(line);
-        return {};
-    });
+    bool all_written = false;
+    const Status s = tree::run_evaluation(
+        e,
+        [&](uint64_t* heap, Tree input, uint64_t first_free, cudaEvent_t start, cudaEvent_t stop,
+            std::vector<std::string>& notes, Tree* out) {
+            return sort_phase(sh, depth, heap, input, first_free, start, stop, notes, out);
+        },
+        &all_written);
+    return ch12::exit_status(s, cl.name(), all_written ? 0 : 1);
 }

@@ -120,28 +120,10 @@ TREE_HD Task make_task(Fn fn, int d, uint32_t s, uint8_t flags, uint32_t frame, 
 // push(t0), push(t0, t1): tasks of the next wave; frames_of(fn, d);
 // set_root(word); fail().
 
-// Starts a call. At or below the cutoff it runs now: returns true, with its
-// result in *out and its Where in *where. Above, it splits (a frame, and its
-// sub-calls pushed to the next wave) and returns false. `known` (when
-// has_known): its input's children, when the caller has them in hand.
-template <int kMax, class Ops>
-TREE_HD bool start(Ops& ops, Task t, Kids known, bool has_known, Done* out, Where* where) {
-    if (t.fn == kFlow && !reg::fits(kFlow, t.d, ops.cutoff)) {
-        // flow(d, s, t) = down(d, s, warp(d-1, s, left t, right t)): the warp
-        // now; the down when the warp is done ("then down"). Same ranges.
-        const Kids c = has_known ? known : ops.children(t.a);
-        t = make_task(kWarp, t.d - 1, t.s, (uint8_t)((t.flags & kSlot1) | kThenDown), t.frame, t.fbase, c.l, c.r,
-                      t.base);
-        has_known = false;
-    }
-    *where = Where{t.frame, t.fbase, t.base, t.d, t.s, t.flags};
-    if (reg::fits((Fn)t.fn, t.d, ops.cutoff)) {
-        bool ok = true;
-        const Tree r = reg::call<kMax>(ops.mem(), (Fn)t.fn, t.d, t.s, t.a, t.b, t.base, &out->kids, &ok);
-        if (!ok || is_leaf(r)) ops.fail();
-        out->node = r >> 1;
-        return true;
-    }
+// Splits a call too large for registers (sort, down, or a warp; a flow has
+// become its warp): its frame, and its sub-calls pushed to the next wave.
+template <class Ops>
+TREE_HD void split(Ops& ops, const Task& t, Kids known, bool has_known) {
     const int d = t.d;
     switch (t.fn) {
         case kSort: {  // [own frame | sort(d-1) | sort(d-1) | flow(d)];  heap: [sort(d-1) | sort(d-1) | Node | flow(d)]
@@ -169,6 +151,31 @@ TREE_HD bool start(Ops& ops, Task t, Kids known, bool has_known, Done* out, Wher
             break;
         }
     }
+}
+
+// Starts a call. At or below the cutoff it runs now: returns true, with its
+// result in *out and its Where in *where. Above, it splits (a frame, and its
+// sub-calls pushed to the next wave) and returns false. `known` (when
+// has_known): its input's children, when the caller has them in hand.
+template <int kMax, class Ops>
+TREE_HD bool start(Ops& ops, Task t, Kids known, bool has_known, Done* out, Where* where) {
+    if (t.fn == kFlow && !reg::fits(kFlow, t.d, ops.cutoff)) {
+        // flow(d, s, t) = down(d, s, warp(d-1, s, left t, right t)): the warp
+        // now; the down when the warp is done ("then down"). Same ranges.
+        const Kids c = has_known ? known : ops.children(t.a);
+        t = make_task(kWarp, t.d - 1, t.s, (uint8_t)((t.flags & kSlot1) | kThenDown), t.frame, t.fbase, c.l, c.r,
+                      t.base);
+        has_known = false;
+    }
+    *where = Where{t.frame, t.fbase, t.base, t.d, t.s, t.flags};
+    if (reg::fits((Fn)t.fn, t.d, ops.cutoff)) {
+        bool ok = true;
+        const Tree r = reg::call<kMax>(ops.mem(), (Fn)t.fn, t.d, t.s, t.a, t.b, t.base, &out->kids, &ok);
+        if (!ok || is_leaf(r)) ops.fail();
+        out->node = r >> 1;
+        return true;
+    }
+    split(ops, t, known, has_known);
     return false;
 }
 

@@ -1,55 +1,53 @@
 // ch12/web/js/main.js -- the page: finds WebGPU (or says why not), runs the
-// three lessons, draws and steps the network, runs the sort panel.
+// three lessons, and starts the network panel (network_panel.js) and the
+// sort panel (sort_panel.js).
 //
 // ?webgpu=off (the first checkbox) runs the book's replay in JavaScript
 // instead of WebGPU, labelled as --replay labels its own output. The state of
 // each panel is in data- attributes (data-state: running / done / error;
 // data-source: webgpu / replay), which the tests in tests/ read.
+//
+// The panels never wait for each other: each keeps its own requests (the
+// latest one wins) and shows a change at once; the GPU work of a long sort is
+// cut into short pieces (sort.js), so the others' work runs between them.
 
 import { PROGRAMS, lessonInput, programText } from "./programs.js";
 import { replayMerge, replaySort, replaySplit } from "./replay.js";
-import { VIEWS, viewInput } from "./schedule.js";
-import { networkSvg } from "./network_svg.js";
-import { describeAdapter, openGpu, runMerge, runSort, runSplit } from "./webgpu.js";
-import { INPUTS, firstDifference, gpuSort, makeInput, median, referenceSort } from "./sort.js";
+import { describeAdapter, runMerge, runSort, runSplit } from "./webgpu.js";
+import { backend, onDeviceLost, webgpuWanted } from "./backend.js";
+import { initNetwork, redrawNetwork } from "./network_panel.js";
+import { initSort, updateSortBackend } from "./sort_panel.js";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 
 // ---- where the kernels run ---------------------------------------------------------
-let gpuPromise = null;  // the WebGPU device, opened once
-function webgpuWanted() {
-  return $("use-webgpu").checked;
-}
-async function backend() {
-  if (!webgpuWanted()) return { error: "switched off on this page", off: true };
-  if (!gpuPromise) gpuPromise = openGpu();
-  return gpuPromise;
-}
-
 async function showBackend() {
   const status = $("gpu-status");
+  const box = $("use-webgpu");
   const gpu = await backend();
   if (gpu.error) {
     status.dataset.source = "replay";
     status.textContent = `No WebGPU here: ${gpu.error}. The kernels' output below is the book's CPU replay in ` +
       "JavaScript, labelled as --replay labels its own: no GPU was used.";
+    if (!gpu.off) {  // nothing to switch on: say so, and leave the box unticked
+      box.checked = false;
+      box.disabled = true;
+      $("use-webgpu-note").textContent = "(this browser offers no WebGPU adapter: the book's replay in JavaScript runs instead)";
+    }
   } else {
     status.dataset.source = "webgpu";
     status.dataset.vendor = gpu.info.vendor;
     status.dataset.architecture = gpu.info.architecture;
-    status.textContent = `WebGPU adapter: ${describeAdapter(gpu.info)}. The kernels below run on it.`;
+    status.textContent = `WebGPU adapter: ${describeAdapter(gpu.info)}. The kernels below run on it.` +
+      (gpu.software ? " It is a CPU doing a GPU's work (a software adapter): right, but slow." : "");
   }
+  $("lessons-where").textContent = gpu.error ? "replayed on the CPU (no GPU is used)" : "on your GPU";
+  $("sort-where").textContent = gpu.error ? "your own GPU (needs WebGPU)" : "your own GPU";
+  status.dataset.software = String(Boolean(gpu.software));
   status.dataset.state = "done";
+  updateSortBackend(gpu);
   return gpu;
-}
-
-// One piece of GPU work at a time.
-let queue = Promise.resolve();
-function serial(work) {
-  const next = queue.then(work, work);
-  queue = next.catch(() => {});
-  return next;
 }
 
 // ---- the lessons ------------------------------------------------------------------
@@ -75,185 +73,62 @@ function ranOn(element, gpu) {
 }
 
 // Requests not yet finished, per element: data-pending, so that a reader can
-// wait for the last one (a box ticked twice quickly queues two runs).
+// wait for the last one (a box ticked twice quickly makes two requests; only
+// the last one's result is shown).
 function pending(element, change) {
   element.dataset.pending = String(Number(element.dataset.pending || 0) + change);
 }
 
-function runLesson(id) {
+const lessonRequest = {};
+async function runLesson(id) {
   const out = $(`out-${id}`);
   const trapBox = $(`trap-${id}`);
   const trap = Boolean(trapBox && trapBox.checked);  // as it is when asked
+  const request = (lessonRequest[id] || 0) + 1;
+  lessonRequest[id] = request;
+  const program = trap ? PROGRAMS[id].trap : PROGRAMS[id].name;
+  // At once: the program asked for, and that it is running.
   pending(out, +1);
-  return serial(async () => {
-    $(`name-${id}`).textContent = trap ? PROGRAMS[id].trap : PROGRAMS[id].name;
-    out.dataset.state = "running";
-    out.dataset.program = trap ? PROGRAMS[id].trap : PROGRAMS[id].name;
-    delete out.dataset.exit;
-    out.textContent = "running...";
+  $(`name-${id}`).textContent = program;
+  out.dataset.state = "running";
+  out.dataset.program = program;
+  out.setAttribute("aria-busy", "true");
+  delete out.dataset.exit;
+  delete out.dataset.source;
+  out.textContent = `running ${program}...`;
+  try {
     const gpu = await backend();
+    let shown;
     try {
       const result = await runProgram(gpu, id, trap);
-      const mode = gpu.error ? "replay" : "gpu";
-      const { text, exitCode } = programText(id, trap, result, mode);
-      out.textContent = text;
-      out.dataset.source = gpu.error ? "replay" : "webgpu";
-      out.dataset.exit = String(exitCode);
-      ranOn($(`ran-${id}`), gpu);
-      out.dataset.state = "done";
+      const { text, exitCode } = programText(id, trap, result, gpu.error ? "replay" : "gpu");
+      shown = () => {
+        out.textContent = text;
+        out.dataset.source = gpu.error ? "replay" : "webgpu";
+        out.dataset.exit = String(exitCode);
+        ranOn($(`ran-${id}`), gpu);
+        out.dataset.state = "done";
+      };
     } catch (e) {
-      out.textContent = `error: ${e.message}`;
-      out.dataset.state = "error";
-    } finally {
-      pending(out, -1);
+      shown = () => {
+        out.textContent = `error: ${e.message}`;
+        out.dataset.state = "error";
+      };
     }
-  });
-}
-
-// ---- the network --------------------------------------------------------------------
-let net = null;  // { passes, rows, did, step }
-
-async function runView(gpu, name, trap) {
-  const input = viewInput(name);
-  if (name === "59") return gpu.error ? replaySplit(input, 4) : runSplit(gpu, input, 4);
-  if (name === "61") return gpu.error ? replayMerge(input, true, { trap }) : runMerge(gpu, input, { trap });
-  return gpu.error ? replaySort(input, { trap }) : runSort(gpu, input, { trap });
-}
-
-function viewTrap(name) {
-  const which = VIEWS[name].trap;
-  return which ? $(`net-trap-${which}`).checked : false;
-}
-
-function drawNetwork() {
-  const holder = $("net-svg");
-  const name = $("net-view").value;
-  const view = VIEWS[name];
-  const trap = viewTrap(name);
-  $("net-trap-61").disabled = view.trap !== "61";
-  $("net-trap-63").disabled = view.trap !== "63";
-  pending(holder, +1);
-  return serial(async () => {
-    holder.dataset.state = "running";
-    holder.dataset.view = name;
-    holder.dataset.trap = String(trap);
-    const gpu = await backend();
-    try {
-      const passes = view.schedule(trap);
-      const result = await runView(gpu, name, trap);
-      const rows = [viewInput(name), ...result.passes];
-      const title = `${view.title}${trap ? ", with the trap" : ""}`;
-      holder.innerHTML = networkSvg(passes, view.n, { values: rows, swapped: result.did, title, id: "net" });
-      // Up to 1.5 times its own size where there is room; never smaller (the holder scrolls).
-      const svg = holder.querySelector("svg");
-      const natural = Number(svg.getAttribute("width"));
-      svg.style.width = `${Math.min(natural * 1.5, Math.max(natural, holder.clientWidth - 12))}px`;
-      net = { passes, rows, did: result.did, name };
-      holder.dataset.source = gpu.error ? "replay" : "webgpu";
-      const source = $("net-source");
-      source.classList.toggle("gpu", !gpu.error);
-      source.classList.toggle("replay", Boolean(gpu.error));
-      source.textContent = gpu.error
-        ? "values: the book's CPU replay in JavaScript, pass by pass; no GPU was used"
-        : `values: what the WGSL kernel left in GPU memory after each ${name.startsWith("63") ? "dispatch" : "pass"}, ` +
-          `on ${describeAdapter(gpu.info)}`;
-      const step = $("step");
-      step.max = String(passes.length);
-      setStep(0);
-      holder.dataset.state = "done";
-    } catch (e) {
-      holder.textContent = `error: ${e.message}`;
-      holder.dataset.state = "error";
-    } finally {
-      pending(holder, -1);
+    if (lessonRequest[id] === request) {
+      shown();
+      out.removeAttribute("aria-busy");
     }
-  });
-}
-
-function setStep(s) {
-  if (!net) return;
-  const last = net.passes.length;
-  s = Math.max(0, Math.min(last, s));
-  $("step").value = String(s);
-  const svg = $("net-svg");
-  svg.dataset.step = String(s);
-  for (const g of svg.querySelectorAll("g.pass")) {
-    const p = Number(g.dataset.pass);
-    g.classList.toggle("done", p <= s);
-    g.classList.toggle("current", p === s);
-    g.classList.toggle("future", p > s);
+  } finally {
+    pending(out, -1);
   }
-  for (const g of svg.querySelectorAll("g.values")) {
-    const c = Number(g.dataset.after);
-    g.classList.toggle("hidden", c > s);
-    g.classList.toggle("current", c === s);
-  }
-  const caption = $("step-caption");
-  if (s === 0) {
-    caption.textContent = `the input: ${net.rows[0].join(" ")}`;
-  } else {
-    const pass = net.passes[s - 1];
-    const did = net.did[s - 1];
-    const compared = did.filter((d) => d !== 0).length;
-    const swaps = did.filter((d) => d === 2).length;
-    caption.textContent = `after pass ${s} of ${last} (${pass.label}): ${compared} invocations compared a pair, ` +
-      `${swaps} swapped: ${net.rows[s].join(" ")}`;
-  }
-  caption.dataset.values = net.rows[s].join(" ");
-}
-
-// ---- the sort panel -----------------------------------------------------------------
-function runSortPanel() {
-  return serial(async () => {
-    const result = $("sort-result");
-    const log2n = Number($("sort-log2n").value);
-    const kind = $("sort-input").value;
-    const runs = Number($("sort-runs").value);
-    const n = 2 ** log2n;
-    result.dataset.state = "running";
-    result.dataset.n = String(n);
-    delete result.dataset.check;
-    delete result.dataset.ms;
-    result.textContent = `sorting 2^${log2n} = ${n} floats...`;
-    const gpu = await backend();
-    if (gpu.error) {
-      result.dataset.state = "unavailable";
-      result.textContent = `This panel needs WebGPU (${gpu.error}).`;
-      return;
-    }
-    try {
-      const bits = makeInput(kind, n);
-      const run = await gpuSort(gpu, bits, { runs });
-      const started = performance.now();
-      const want = referenceSort(bits);
-      const jsMs = performance.now() - started;
-      const diff = firstDifference(run.sorted, want);
-      const ms = median(run.timesMs);
-      const gkeys = n / (ms * 1e-3) / 1e9;
-      result.dataset.check = diff < 0 ? "identical" : "different";
-      result.dataset.ms = String(ms);
-      result.dataset.clock = run.clock.startsWith("timestamp") ? "timestamp" : "wall";
-      const hex = (x) => `0x${x.toString(16).padStart(8, "0")}`;
-      result.textContent =
-        `2^${log2n} = ${n} floats (${kind}), ${run.dispatches} dispatches, 1024-key tiles, ${run.workgroupSize} ` +
-        `invocations per workgroup, on ${describeAdapter(gpu.info)}: ${ms.toFixed(3)} ms ` +
-        `(${runs > 1 ? `median of ${runs} runs` : "one run"}, ${run.clock}) = ${gkeys.toPrecision(3)} Gkeys/s. ` +
-        `Against the JavaScript sort (totalOrder, ${jsMs.toFixed(0)} ms): ` +
-        (diff < 0 ? "identical, bit for bit." :
-          `DIFFERENT at position ${diff}: GPU ${hex(run.sorted[diff])}, JavaScript ${hex(want[diff])}.`);
-      result.dataset.state = "done";
-    } catch (e) {
-      result.textContent = `error: ${e.message}`;
-      result.dataset.state = "error";
-    }
-  });
 }
 
 // ---- wiring ------------------------------------------------------------------------
 function runAll() {
   showBackend();
   for (const id of Object.keys(PROGRAMS)) runLesson(id);
-  drawNetwork();
+  redrawNetwork();
 }
 
 function init() {
@@ -267,18 +142,15 @@ function init() {
     runAll();
   });
   for (const id of ["61", "63"]) $(`trap-${id}`).addEventListener("change", () => runLesson(id));
-  for (const id of ["net-view", "net-trap-61", "net-trap-63"]) $(id).addEventListener("change", drawNetwork);
-  $("step").addEventListener("input", () => setStep(Number($("step").value)));
-  $("step-first").addEventListener("click", () => setStep(0));
-  $("step-prev").addEventListener("click", () => setStep(Number($("step").value) - 1));
-  $("step-next").addEventListener("click", () => setStep(Number($("step").value) + 1));
-  $("step-last").addEventListener("click", () => setStep(Number.MAX_SAFE_INTEGER));
-  const log2n = $("sort-log2n");
-  for (let k = 10; k <= 24; k++) log2n.add(new Option(`${k} (${(2 ** k).toLocaleString("en-US")} floats)`, String(k)));
-  log2n.value = "16";
-  if (!INPUTS.includes($("sort-input").value)) $("sort-input").value = "uniform";
-  $("sort-run").addEventListener("click", runSortPanel);
+  onDeviceLost((message) => {
+    const status = $("gpu-status");
+    status.dataset.state = "done";
+    status.textContent = `The GPU device was lost (${message}); the next run opens a new one.`;
+  });
+  initNetwork();
+  initSort();
   runAll();
+  window.ch12Started = true;
 }
 
 init();

@@ -3,7 +3,10 @@
 // loop iteration, on the CPU. The page runs them when there is no WebGPU, and
 // labels their output as --replay labels its own (programs.js): NO GPU RAN.
 // Each returns the same kind of result as the WebGPU runs (webgpu.js), so one
-// text function prints either.
+// text function prints either. The loops over the passes come from
+// schedule.js (the one place that writes them); the loop bodies are the book's.
+
+import { mergeDistances, sortPasses } from "./schedule.js";
 
 // 59: the split, dist threads; did[i] = 0 idle, 1 compared and kept, 2 swapped.
 export function replaySplit(input, dist) {
@@ -28,7 +31,7 @@ export function replayMerge(input, ascending, { trap = false } = {}) {
   let a = input.slice();
   const n = a.length;
   const passes = [], active = [], did = [];
-  for (let dist = n / 2; dist >= 1; dist >>= 1) {
+  for (const dist of mergeDistances(n)) {
     const nextA = a.slice();
     const row = new Array(n).fill(0);
     let pairs = 0;
@@ -61,22 +64,20 @@ export function replaySort(input, { trap = false } = {}) {
   const n = a.length;
   const passes = [], did = [];
   let passCount = 0;
-  for (let k = 2; k <= n; k *= 2) {
-    for (let j = k / 2; j > 0; j >>= 1) {
-      const row = new Array(n).fill(0);
-      for (let i = 0; i < n; i++) {
-        const l = i ^ j;
-        if (l > i || trap) {
-          const ascending = (i & k) === 0;
-          const shouldSwap = ascending ? a[i] > a[l] : a[i] < a[l];
-          if (shouldSwap) [a[i], a[l]] = [a[l], a[i]];
-          row[i] = shouldSwap ? 2 : 1;
-        }
+  for (const { k, j } of sortPasses(n)) {
+    const row = new Array(n).fill(0);
+    for (let i = 0; i < n; i++) {
+      const l = i ^ j;
+      if (l > i || trap) {
+        const ascending = (i & k) === 0;
+        const shouldSwap = ascending ? a[i] > a[l] : a[i] < a[l];
+        if (shouldSwap) [a[i], a[l]] = [a[l], a[i]];
+        row[i] = shouldSwap ? 2 : 1;
       }
-      passCount++;
-      passes.push(a.slice());
-      did.push(row);
     }
+    passCount++;
+    passes.push(a.slice());
+    did.push(row);
   }
   return { after: a, passes, did, passCount };
 }

@@ -1,7 +1,10 @@
 // ch12/web/js/webgpu.js -- the chapter's kernels on this machine's GPU,
 // through WebGPU: the WGSL ports in ../wgsl/, launched with the CUDA
 // programs' shapes (one workgroup of dist or n invocations; 63: one dispatch
-// per (k, j)), and what they left behind read back.
+// per (k, j)), and what they left behind read back. The passes' loops come
+// from schedule.js.
+
+import { mergeDistances, sortPasses } from "./schedule.js";
 
 // ---- the adapter and the device -------------------------------------------------
 
@@ -34,20 +37,22 @@ export async function openGpu() {
   } catch (e) {
     return { error: `requestDevice() failed: ${e.message}` };
   }
-  const info = adapter.info || {};
-  return {
-    adapter,
-    device,
-    info: {
-      vendor: info.vendor || "",
-      architecture: info.architecture || "",
-      device: info.device || "",
-      description: info.description || "",
-      fallback: Boolean(info.isFallbackAdapter),
-    },
-    timestamps,
-    sortWorkgroupSize,
+  const raw = adapter.info || {};
+  const info = {
+    vendor: raw.vendor || "",
+    architecture: raw.architecture || "",
+    device: raw.device || "",
+    description: raw.description || "",
+    fallback: Boolean(raw.isFallbackAdapter),
   };
+  return { adapter, device, info, timestamps, sortWorkgroupSize, software: isSoftware(info) };
+}
+
+// A CPU standing in for a GPU: WebGPU's fallback adapter, or a software
+// rasterizer by name (SwiftShader, llvmpipe/lavapipe, Microsoft's WARP).
+export function isSoftware(info) {
+  const words = `${info.vendor} ${info.architecture} ${info.device} ${info.description}`;
+  return info.fallback || /swiftshader|llvmpipe|lavapipe|software|\bwarp\b|basic render/i.test(words);
 }
 
 // "vendor google, architecture swiftshader" and the rest WebGPU tells.
@@ -71,23 +76,27 @@ export async function shaderSource(file) {
   return sources.get(file);
 }
 
-// Runs `work` inside validation and out-of-memory error scopes: a WebGPU
-// error becomes an exception here, not a line in the console.
-export async function checked(device, what, work) {
+// Runs `work` -- synchronous WebGPU calls: creating, encoding, submitting --
+// inside validation and out-of-memory error scopes, and returns a promise of
+// its value: a WebGPU error becomes a rejection here, not a line in the
+// console. The scopes are pushed and popped with no await between them, so
+// two panels whose GPU work interleaves never catch each other's errors.
+export function guarded(device, what, work) {
   device.pushErrorScope("out-of-memory");
   device.pushErrorScope("validation");
   let value, thrown;
   try {
-    value = await work();
+    value = work();
   } catch (e) {
     thrown = e;
   }
-  const validation = await device.popErrorScope();
-  const memory = await device.popErrorScope();
-  const error = validation || memory;
-  if (error) throw new Error(`${what}: ${error.message}`);
-  if (thrown) throw thrown;
-  return value;
+  const scopes = [device.popErrorScope(), device.popErrorScope()];
+  return Promise.all(scopes).then(([validation, memory]) => {
+    const error = validation || memory;
+    if (error) throw new Error(`${what}: ${error.message}`);
+    if (thrown) throw thrown;
+    return value;
+  });
 }
 
 // A compute pipeline with an explicit layout: `bindings` lists each binding's
@@ -95,27 +104,28 @@ export async function checked(device, what, work) {
 // at a dynamic offset (one slot per dispatch).
 export async function makePipeline(device, file, entryPoint, constants, bindings) {
   const code = await shaderSource(file);
-  return checked(device, `the pipeline of wgsl/${file}`, async () => {
-    const module = device.createShaderModule({ label: file, code });
-    const info = await module.getCompilationInfo();
-    const errors = info.messages.filter((m) => m.type === "error");
-    if (errors.length) {
-      throw new Error(`wgsl/${file}: ${errors.map((m) => `${m.lineNum}:${m.linePos} ${m.message}`).join("; ")}`);
-    }
-    const layout = device.createBindGroupLayout({
+  const { module, layout } = await guarded(device, `the shader wgsl/${file}`, () => ({
+    module: device.createShaderModule({ label: file, code }),
+    layout: device.createBindGroupLayout({
       entries: bindings.map((type, binding) => ({
         binding,
         visibility: GPUShaderStage.COMPUTE,
         buffer: type === "uniform-dynamic" ? { type: "uniform", hasDynamicOffset: true } : { type },
       })),
-    });
-    const pipeline = await device.createComputePipelineAsync({
-      label: `${file} ${JSON.stringify(constants)}`,
-      layout: device.createPipelineLayout({ bindGroupLayouts: [layout] }),
-      compute: { module, entryPoint, constants },
-    });
-    return { pipeline, layout };
+    }),
+  }));
+  const info = await module.getCompilationInfo();
+  const errors = info.messages.filter((m) => m.type === "error");
+  if (errors.length) {
+    throw new Error(`wgsl/${file}: ${errors.map((m) => `${m.lineNum}:${m.linePos} ${m.message}`).join("; ")}`);
+  }
+  // createComputePipelineAsync rejects by itself when the pipeline is invalid.
+  const pipeline = await device.createComputePipelineAsync({
+    label: `${file} ${JSON.stringify(constants)}`,
+    layout: device.createPipelineLayout({ bindGroupLayouts: [layout] }),
+    compute: { module, entryPoint, constants },
   });
+  return { pipeline, layout };
 }
 
 export function makeBuffer(device, size, usage, data) {
@@ -132,13 +142,16 @@ const UNIFORM = () => GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST;
 
 // Copies `bytes` of each buffer back to the CPU, after everything submitted so far.
 export async function readBack(device, pairs) {
-  const encoder = device.createCommandEncoder();
-  const staging = pairs.map(([buffer, bytes]) => {
-    const s = device.createBuffer({ size: bytes, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-    encoder.copyBufferToBuffer(buffer, 0, s, 0, bytes);
-    return s;
+  const staging = await guarded(device, "the read-back", () => {
+    const encoder = device.createCommandEncoder();
+    const list = pairs.map(([buffer, bytes]) => {
+      const s = device.createBuffer({ size: bytes, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+      encoder.copyBufferToBuffer(buffer, 0, s, 0, bytes);
+      return s;
+    });
+    device.queue.submit([encoder.finish()]);
+    return list;
   });
-  device.queue.submit([encoder.finish()]);
   const out = [];
   for (const s of staging) {
     await s.mapAsync(GPUMapMode.READ);
@@ -157,7 +170,7 @@ export async function runSplit(gpu, input, dist) {
   const n = input.length;
   const { pipeline, layout } = await makePipeline(device, "59_split.wgsl", "compare_exchange_kernel",
     { THREADS: dist }, ["storage", "uniform", "storage"]);
-  return checked(device, "59's kernel", async () => {
+  const buffers = await guarded(device, "59's kernel", () => {
     const a = makeBuffer(device, n * 4, STORAGE(), Int32Array.from(input));
     const args = makeBuffer(device, 8, UNIFORM(), Uint32Array.from([dist, 1]));
     const did = makeBuffer(device, n * 4, STORAGE(), new Uint32Array(n));
@@ -168,21 +181,25 @@ export async function runSplit(gpu, input, dist) {
     pass.dispatchWorkgroups(1);  // <<<1, dist>>>
     pass.end();
     device.queue.submit([encoder.finish()]);
-    const [aBytes, didBytes] = await readBack(device, [[a, n * 4], [did, n * 4]]);
-    const after = Array.from(new Int32Array(aBytes));
-    for (const b of [a, args, did]) b.destroy();
-    return { after, dist, passes: [after], did: [Array.from(new Uint32Array(didBytes))] };
+    return { a, args, did };
   });
+  try {
+    const [aBytes, didBytes] = await readBack(device, [[buffers.a, n * 4], [buffers.did, n * 4]]);
+    const after = Array.from(new Int32Array(aBytes));
+    return { after, dist, passes: [after], did: [Array.from(new Uint32Array(didBytes))] };
+  } finally {
+    destroy(buffers);
+  }
 }
 
 // ---- 61: every pass in one workgroup of n invocations, with barriers -----------
 export async function runMerge(gpu, input, { trap = false } = {}) {
   const { device } = gpu;
   const n = input.length;
-  const numPasses = Math.log2(n);
+  const numPasses = mergeDistances(n).length;
   const { pipeline, layout } = await makePipeline(device, "61_merge.wgsl", "bitonic_merge_kernel",
     { CNT: n, TRAP_FIRST_GROUP_ONLY: trap ? 1 : 0 }, ["storage", "uniform", "storage", "storage", "storage"]);
-  return checked(device, "61's kernel", async () => {
+  const buffers = await guarded(device, "61's kernel", () => {
     const a = makeBuffer(device, n * 4, STORAGE(), Int32Array.from(input));
     const args = makeBuffer(device, 4, UNIFORM(), Uint32Array.from([1]));  // ascending
     const trace = makeBuffer(device, numPasses * n * 4, STORAGE());
@@ -195,30 +212,34 @@ export async function runMerge(gpu, input, { trap = false } = {}) {
     pass.dispatchWorkgroups(1);  // <<<1, n>>>
     pass.end();
     device.queue.submit([encoder.finish()]);
-    const [traceBytes, activeBytes, didBytes] =
-      await readBack(device, [[trace, numPasses * n * 4], [active, numPasses * 4], [did, numPasses * n * 4]]);
-    for (const b of [a, args, trace, active, did]) b.destroy();
+    return { a, args, trace, active, did };
+  });
+  try {
+    const [traceBytes, activeBytes, didBytes] = await readBack(device,
+      [[buffers.trace, numPasses * n * 4], [buffers.active, numPasses * 4], [buffers.did, numPasses * n * 4]]);
     return {
       passes: rows(new Int32Array(traceBytes), n),
       active: Array.from(new Uint32Array(activeBytes)),
       did: rows(new Uint32Array(didBytes), n),
     };
-  });
+  } finally {
+    destroy(buffers);
+  }
 }
 
 // ---- 63: one dispatch of one workgroup of n invocations per (k, j) -------------
 export async function runSort(gpu, input, { trap = false } = {}) {
   const { device } = gpu;
   const n = input.length;
-  const schedule = [];
-  for (let k = 2; k <= n; k *= 2) for (let j = k / 2; j > 0; j >>= 1) schedule.push([k, j]);
+  const schedule = sortPasses(n);
   const slot = Math.max(256, device.limits.minUniformBufferOffsetAlignment);
   const { pipeline, layout } = await makePipeline(device, "63_sort_pass.wgsl", "bitonic_sort_kernel",
     { N: n, TRAP_NO_PAIR_GUARD: trap ? 1 : 0 }, ["storage", "uniform-dynamic", "storage"]);
-  return checked(device, "63's kernel", async () => {
+  let passCount = 0;
+  const buffers = await guarded(device, "63's kernel", () => {
     const a = makeBuffer(device, n * 4, STORAGE(), Int32Array.from(input));
     const argWords = new Uint32Array((schedule.length * slot) / 4);
-    schedule.forEach(([k, j], p) => argWords.set([n, k, j, p], (p * slot) / 4));
+    schedule.forEach(({ k, j }, p) => argWords.set([n, k, j, p], (p * slot) / 4));
     const args = makeBuffer(device, argWords.byteLength, UNIFORM(), argWords);
     const trace = makeBuffer(device, schedule.length * n * 4, STORAGE());
     const did = makeBuffer(device, schedule.length * n * 4, STORAGE(), new Uint32Array(schedule.length * n));
@@ -231,7 +252,6 @@ export async function runSort(gpu, input, { trap = false } = {}) {
       ],
     });
     const encoder = device.createCommandEncoder();
-    let passCount = 0;
     schedule.forEach((_, p) => {
       const pass = encoder.beginComputePass();
       pass.setPipeline(pipeline);
@@ -243,18 +263,26 @@ export async function runSort(gpu, input, { trap = false } = {}) {
       encoder.copyBufferToBuffer(a, 0, trace, p * n * 4, n * 4);
     });
     device.queue.submit([encoder.finish()]);
-    const [aBytes, traceBytes, didBytes] =
-      await readBack(device, [[a, n * 4], [trace, schedule.length * n * 4], [did, schedule.length * n * 4]]);
-    for (const b of [a, args, trace, did]) b.destroy();
+    return { a, args, trace, did };
+  });
+  try {
+    const [aBytes, traceBytes, didBytes] = await readBack(device,
+      [[buffers.a, n * 4], [buffers.trace, schedule.length * n * 4], [buffers.did, schedule.length * n * 4]]);
     return {
       after: Array.from(new Int32Array(aBytes)),
       passes: rows(new Int32Array(traceBytes), n),
       did: rows(new Uint32Array(didBytes), n),
       passCount,
     };
-  });
+  } finally {
+    destroy(buffers);
+  }
 }
 
 function bindGroup(device, layout, buffers) {
   return device.createBindGroup({ layout, entries: buffers.map((buffer, binding) => ({ binding, resource: { buffer } })) });
+}
+
+function destroy(buffers) {
+  for (const b of Object.values(buffers)) b.destroy();
 }

@@ -1,30 +1,89 @@
 #!/usr/bin/env python3
-"""The README's pictures (ch12/web/pictures/*.svg) are what
+"""The pictures (ch12/web/pictures/*.svg, the README's, and
+pictures/class/*.svg with their index README.md) are what
 tools/draw_pictures.js draws from the page's own modules today: draws them
-again into a scratch folder and compares, byte for byte.
+again into a scratch folder and compares, byte for byte. And each class
+picture's PNG was made from the SVG committed beside it: pictures/class/
+png.sha256 (written by tools/render_png.py) names the SHA-256 of the SVG each
+PNG was rendered from, and the PNG is twice the SVG's size.
 
     check_pictures.py [--node PATH]
 
 Exit 0: no drift; 1: a picture differs, is missing or is extra (redraw them
-with `node ch12/web/tools/draw_pictures.js` and commit); 77 (Skipped): no node.
+with `node ch12/web/tools/draw_pictures.js`, render the PNGs with
+`python3 ch12/web/tools/render_png.py`, and commit); 77 (Skipped): no node.
+
+Wrong pictures it catches: a committed SVG edited by hand or left behind
+after the schedule changed; a PNG not rendered again after its SVG changed
+(its SVG's hash differs from png.sha256); a class picture with no PNG.
 """
 
 import argparse
 import difflib
+import hashlib
 import os
+import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
 
 WEB = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PICTURES = os.path.join(WEB, "pictures")
+DRAWN = (".svg", ".md")
+
+
+def listing(root):
+    """The drawn files under root (SVGs and the index), as relative paths."""
+    found = []
+    for folder in ("", "class"):
+        path = os.path.join(root, folder)
+        if os.path.isdir(path):
+            found += [os.path.join(folder, n) if folder else n for n in os.listdir(path) if n.endswith(DRAWN)]
+    return sorted(found)
+
+
+def png_problems(pictures=PICTURES):
+    """Each class SVG has a PNG made from it (png.sha256), twice its size."""
+    folder = os.path.join(pictures, "class")
+    problems = []
+    try:
+        with open(os.path.join(folder, "png.sha256"), encoding="utf-8") as f:
+            made_from = dict(reversed(line.split("  ", 1)) for line in f.read().splitlines() if line)
+    except OSError:
+        return ["pictures/class/png.sha256 is missing: run tools/render_png.py"]
+    for name in sorted(n for n in os.listdir(folder) if n.endswith(".svg")):
+        png = name[:-4] + ".png"
+        with open(os.path.join(folder, name), "rb") as f:
+            svg = f.read()
+        if not os.path.exists(os.path.join(folder, png)):
+            problems.append(f"pictures/class/{png} is missing")
+            continue
+        if made_from.get(png) != hashlib.sha256(svg).hexdigest():
+            problems.append(f"pictures/class/{png} was not made from today's {name} (png.sha256)")
+        with open(os.path.join(folder, png), "rb") as f:
+            head = f.read(24)
+        m = re.search(rb'<svg[^>]* width="([\d.]+)" height="([\d.]+)"', svg)
+        if head[:8] != b"\x89PNG\r\n\x1a\n" or not m:
+            problems.append(f"pictures/class/{png} is not a PNG, or {name} has no size")
+            continue
+        width, height = struct.unpack(">II", head[16:24])
+        want = (2 * int(float(m.group(1)) + 0.999), 2 * int(float(m.group(2)) + 0.999))
+        if (width, height) != want:
+            problems.append(f"pictures/class/{png} is {width} x {height}, not twice its SVG's size {want}")
+    extra = sorted(set(made_from) - {n[:-4] + ".png" for n in os.listdir(folder) if n.endswith(".svg")})
+    if extra:
+        problems.append(f"png.sha256 names PNGs of no SVG: {extra}")
+    return problems
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="check_pictures.py")
     parser.add_argument("--node", help="the node program (default: node on PATH)")
+    parser.add_argument("--pictures", default=PICTURES, help="the folder checked (default: ch12/web/pictures)")
     args = parser.parse_args(argv)
+    pictures = args.pictures
     node = args.node or shutil.which("node") or shutil.which("nodejs")
     if not node or not os.access(node, os.X_OK):
         print("SKIPPED: node was not found: install Node.js (Debian/Ubuntu: apt-get install nodejs)")
@@ -36,8 +95,8 @@ def main(argv=None):
         if run.returncode != 0:
             print(f"FAIL: draw_pictures.js exited {run.returncode}:\n{run.stdout}{run.stderr}")
             return 1
-        drawn = sorted(os.listdir(scratch))
-        committed = sorted(n for n in os.listdir(PICTURES) if n.endswith(".svg"))
+        drawn = listing(scratch)
+        committed = listing(pictures)
         failures = 0
         if drawn != committed:
             print(f"FAIL: the script draws {drawn}, the folder holds {committed}")
@@ -45,7 +104,7 @@ def main(argv=None):
         for name in sorted(set(drawn) & set(committed)):
             with open(os.path.join(scratch, name), encoding="utf-8") as f:
                 new = f.read()
-            with open(os.path.join(PICTURES, name), encoding="utf-8") as f:
+            with open(os.path.join(pictures, name), encoding="utf-8") as f:
                 old = f.read()
             if new == old:
                 print(f"{name}: as drawn ({len(new)} bytes)")
@@ -55,12 +114,17 @@ def main(argv=None):
             for line in list(difflib.unified_diff(old.splitlines(), new.splitlines(), "committed", "drawn now",
                                                   lineterm="", n=1))[:40]:
                 print("  " + line)
+        for problem in png_problems(pictures):
+            failures += 1
+            print(f"FAIL: {problem}")
         if failures:
-            print("redraw them with `node ch12/web/tools/draw_pictures.js` and commit the result")
+            print("redraw them with `node ch12/web/tools/draw_pictures.js`, render the PNGs with "
+                  "`python3 ch12/web/tools/render_png.py`, and commit the result")
             return 1
         if not drawn:
             print("FAIL: no picture was drawn")
             return 1
+        print("the PNGs of pictures/class/: each made from its SVG as committed")
         return 0
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

@@ -11,13 +11,40 @@
     test_web.py network     the drawn comparators against 63's (k, j) loop, 61's
                             passes and 59's split, enumerated here in Python,
                             for n = 8, 16, 32, with and without the traps; and
-                            stepping: the values after each pass, the swaps
-    test_web.py sort        the sort panel at 2^10, 2^16 and 2^20
+                            stepping with every control (|< < > >|, the
+                            slider, the keys, play): the values drawn after
+                            each step against the loops run here; the
+                            kernel's lines lit for each pass
+    test_web.py sort        the sort panel at 2^10 to 2^20, every kind of
+                            input: the GPU's array read back by the test and
+                            checked here (totalOrder, the same multiset)
     test_web.py replay      WebGPU switched off (in the browser, and by the
                             page's own switch): the JavaScript replay against
                             the .replay.txt goldens
     test_web.py self-contained   (no browser) the page's files refer to
                             nothing outside ch12/web/
+    test_web.py network-input    the student's own values: drawn, sorted in
+                            the last column; bad ones refused, with why
+    test_web.py comparator  hover and focus on a comparator: its pair, values
+                            and direction bit, against the loop run here
+    test_web.py phone       400 px wide: the current pass in view, the drawing
+                            still from step to step, no page wider than that
+    test_web.py sort-sizes  sizes forced into the control: refused, never
+                            "identical" (issue 25, item 12)
+    test_web.py responsive  a 2^22 sort on the software adapter: the warning,
+                            progress, the other panels drawn meanwhile,
+                            Cancel within one second
+    test_web.py a11y        axe-core: no violation, light and dark, in the
+                            initial state and with each panel open
+    test_web.py contrast    the network's marks 3:1, its text 4.5:1, light and dark
+    test_web.py load-failures    file://, a missing and a broken module: said on
+                            the page, with the command that serves the folder
+    test_web.py input-kinds the sort's kinds of input against the C++ list
+    test_web.py kernel-text (no browser) the CUDA kernels the page shows
+                            against the .cu files
+
+Each check says, in a comment, the wrong page it catches; wrong_pages.py
+breaks a copy of the page in each of those ways and shows each check fail.
 
 Exit status: 0 pass, 1 fail, 77 (Skipped) without Chromium and chromedriver
 -- with how to install them -- or with no WebGPU adapter in the browser.
@@ -32,113 +59,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import page as ch12page  # noqa: E402
 import webdriver  # noqa: E402
-
-WEB = os.path.dirname(HERE)
-REPO = os.path.dirname(os.path.dirname(WEB))
-GOLDEN = os.path.join(REPO, "expected_output")
-
-
-class Check:
-    """Collects failures; each check says what it compared."""
-
-    def __init__(self):
-        self.failures = []
-        self.passed = 0
-
-    def equal(self, what, got, want):
-        if got == want:
-            self.passed += 1
-            return True
-        self.failures.append(what)
-        print(f"FAIL: {what}")
-        if isinstance(got, str) and isinstance(want, str):
-            import difflib
-            show = lambda t: [line.replace(" ", "·") + "$" for line in t.split("\n")]  # noqa: E731
-            for line in difflib.unified_diff(show(want), show(got), "expected", "page", lineterm="", n=2):
-                print("  " + line)
-        else:
-            print(f"  expected: {want!r}\n  page:     {got!r}")
-        return False
-
-    def true(self, what, condition, detail=""):
-        if condition:
-            self.passed += 1
-            return True
-        self.failures.append(what)
-        print(f"FAIL: {what}" + (f"\n  {detail}" if detail else ""))
-        return False
-
-
-def golden(name):
-    with open(os.path.join(GOLDEN, name), encoding="utf-8", newline="") as f:
-        return f.read().replace("\r\n", "\n")
-
-
-# ---- the schedules, enumerated here from the C++ kernels' own loops ---------------------
-# Each comparator: (pass, thread, lo, hi, element that gets the max, direction bit).
-def expected_63(n, trap=False):
-    """63_bitonic_sort_iterative.cu: for k, for j, thread i with l = i ^ j works
-    when l > i (63_trap_no_pair_guard: always); it swaps when ascending
-    ((i & k) == 0) and a[i] > a[l] -- the max goes to l -- or descending and
-    a[i] < a[l] -- the max goes to i."""
-    out, p, k = [], 0, 2
-    while k <= n:
-        j = k // 2
-        while j > 0:
-            p += 1
-            for i in range(n):
-                l = i ^ j
-                if l > i or trap:
-                    ascending = (i & k) == 0
-                    out.append((p, i, min(i, l), max(i, l), l if ascending else i, 0 if ascending else 1))
-            j //= 2
-        k *= 2
-    return sorted(out)
-
-
-def expected_61(n, trap=False):
-    """61_bitonic_merge_multipass.cu: dist = n/2 .. 1, thread tid compares tid and
-    tid + dist when (tid % (2*dist)) < dist (the trap: tid < dist), ascending."""
-    out, p, dist = [], 0, n // 2
-    while dist >= 1:
-        p += 1
-        for tid in range(n):
-            if (tid < dist) if trap else (tid % (2 * dist) < dist):
-                out.append((p, tid, tid, tid + dist, tid + dist, 0))
-        dist //= 2
-    return sorted(out)
-
-
-def expected_59(n):
-    dist = n // 2
-    return sorted((1, i, i, i + dist, i + dist, 0) for i in range(dist))
-
-
-def run_passes(values, comparators, passes):
-    """The array after each pass (the pairs of a correct pass are disjoint)."""
-    rows, a = [list(values)], list(values)
-    for p in range(1, passes + 1):
-        for (_, _, lo, hi, mx, _) in (c for c in comparators if c[0] == p):
-            other = lo if mx == hi else hi
-            if a[other] > a[mx]:
-                a[other], a[mx] = a[mx], a[other]
-        rows.append(list(a))
-    return rows
+from checklib import (  # noqa: E402
+    REPO, WEB, Check, expected_59, expected_61, expected_63, golden, page_session, require_webgpu, run_passes)
+import checks_network  # noqa: E402
+import checks_sort  # noqa: E402
+import checks_a11y  # noqa: E402
+import checks_page  # noqa: E402
 
 
 def drawn(net):
     return sorted((c["pass"], c["thread"], c["lo"], c["hi"], c["max"], c["dir"]) for c in net["comparators"])
-
-
-def page_session(webgpu=True):
-    return webdriver.Page(webgpu=webgpu)
-
-
-def require_webgpu(status):
-    if status["source"] != "webgpu":
-        print(f"SKIPPED: the browser offered no WebGPU adapter: {status['text']}")
-        sys.exit(webdriver.SKIP)
-    print(f"WebGPU adapter: vendor '{status['vendor']}', architecture '{status['architecture']}'")
 
 
 # ---- the checks -------------------------------------------------------------------------------
@@ -297,21 +227,17 @@ def check_network(check):
         check.equal("61_trap_first_group_only.txt: three pass lines found", len(lines), 3)
         check.equal("network 61 with its trap: the passes as 61_trap_first_group_only prints them",
                     rows, [line.strip() for line in lines])
+        # Every control -- |< < > >|, the slider, the keys, play -- on two views: after each
+        # step, the values drawn against the loops run here (checks_network.py).
+        for view in ("63-16", "61"):
+            checks_network.every_control(page, check, view)
+        checks_network.lit_lines(page, check)
+        checks_network.small_items(page, check)
 
 
 def check_sort(check):
-    with page_session() as page:
-        require_webgpu(ch12page.open_page(page))
-        for log2n, kind in ((10, "special"), (16, "uniform"), (16, "special"), (20, "uniform")):
-            started = time.monotonic()
-            result = ch12page.sort(page, log2n, kind)
-            print(f"sort 2^{log2n} {kind}: {result['state']}, {result['check']} "
-                  f"({time.monotonic() - started:.1f} s in all): {result['text']}")
-            check.equal(f"sort of 2^{log2n} floats ({kind}): ran", result["state"], "done")
-            check.equal(f"sort of 2^{log2n} floats ({kind}): bit for bit the JavaScript sort's",
-                        result["check"], "identical")
-            check.true(f"sort of 2^{log2n} floats ({kind}): a time is shown",
-                       result["ms"] != "" and float(result["ms"]) > 0, result["text"])
+    # The GPU's array read back by the test itself: see checks_sort.py.
+    checks_sort.check_sort(check)
 
 
 def check_replay(check):
@@ -321,6 +247,13 @@ def check_replay(check):
         status = ch12page.open_page(page)
         print(f"without WebGPU the page says: {status['text']}")
         check.equal("without WebGPU: the page says it runs the replay", status["source"], "replay")
+        # Wrong page caught: the WebGPU box still ticked, and the headings still saying
+        # "on your GPU", where there is no adapter.
+        box = page.js("const b = document.getElementById('use-webgpu'); return {checked: b.checked, disabled: b.disabled};")
+        check.equal("without WebGPU: its box is unticked and off", box, {"checked": False, "disabled": True})
+        heading = page.js("return document.getElementById('lessons-heading').textContent")
+        check.true("without WebGPU: the lessons' heading says replayed, not on your GPU",
+                   "replayed" in heading and "on your GPU" not in heading, heading)
         for program, trap in programs:
             result = ch12page.lesson(page, program, trap)
             name = result["name"]
@@ -361,7 +294,7 @@ def check_self_contained(check):
             with open(path, encoding="utf-8") as f:
                 text = f.read()
             refs = [next(g for g in m.groups() if g) for m in pattern.finditer(text)]
-            for ref in refs:
+            for ref in (r for r in refs if not r.startswith("#")):  # a place on the same page
                 ok = not re.match(r"^[a-z]+:|^//", ref, re.I) or ref.startswith("data:")
                 if ok and not ref.startswith("data:"):
                     target = os.path.normpath(os.path.join(os.path.dirname(path), ref.split("?")[0].split("#")[0]))
@@ -373,7 +306,12 @@ def check_self_contained(check):
 
 
 CHECKS = {"lessons": check_lessons, "traps": check_traps, "network": check_network, "sort": check_sort,
-          "replay": check_replay, "self-contained": check_self_contained}
+          "replay": check_replay, "self-contained": check_self_contained,
+          "network-input": checks_network.check_network_input, "comparator": checks_network.check_comparator,
+          "phone": checks_network.check_phone, "sort-sizes": checks_sort.check_sort_sizes,
+          "responsive": checks_sort.check_responsive, "a11y": checks_a11y.check_a11y,
+          "contrast": checks_a11y.check_contrast, "load-failures": checks_page.check_load_failures,
+          "input-kinds": checks_page.check_input_kinds, "kernel-text": checks_page.check_kernel_text}
 
 
 def main(argv):

@@ -261,6 +261,10 @@ class Page:
         """Loads ch12/web/<path> from the server."""
         self._call("POST", f"/session/{self.session}/url", {"url": self.server.url + path})
 
+    def open_url(self, url):
+        """Loads any URL (a file:// one, say)."""
+        self._call("POST", f"/session/{self.session}/url", {"url": url})
+
     def js(self, script, *args):
         """Runs a function body in the page; returns its value."""
         return self._call("POST", f"/session/{self.session}/execute/sync", {"script": script, "args": list(args)})
@@ -279,6 +283,44 @@ class Page:
             if time.monotonic() > deadline:
                 raise WebDriverError(f"timed out waiting for {what}")
             time.sleep(poll)
+
+    def cdp(self, command, params=None):
+        """A Chrome DevTools Protocol command, through chromedriver (emulation, screenshots)."""
+        return self._call("POST", f"/session/{self.session}/goog/cdp/execute",
+                          {"cmd": command, "params": params or {}})
+
+    def set_window(self, width, height):
+        """The browser window's size in CSS pixels (a phone's width, say)."""
+        self._call("POST", f"/session/{self.session}/window/rect", {"width": width, "height": height})
+
+    def color_scheme(self, scheme):
+        """Emulates prefers-color-scheme: 'light' or 'dark'."""
+        self.cdp("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+
+    def find(self, css):
+        """The WebDriver reference of the first element matching `css`."""
+        value = self._call("POST", f"/session/{self.session}/element", {"using": "css selector", "value": css})
+        return next(iter(value.values()))
+
+    def keys(self, *keys):
+        """Real key presses (W3C actions) to the element that has focus: each item
+        is a key ('\\ue014' ArrowRight, ' ' Space, ...)."""
+        steps = []
+        for key in keys:
+            steps += [{"type": "keyDown", "value": key}, {"type": "keyUp", "value": key}]
+        self._call("POST", f"/session/{self.session}/actions",
+                   {"actions": [{"type": "key", "id": "keyboard", "actions": steps}]})
+
+    def hover(self, css):
+        """Moves the mouse (W3C actions) to the middle of the element matching `css`."""
+        element = {"element-6066-11e4-a52e-4f735466cecf": self.find(css)}
+        self._call("POST", f"/session/{self.session}/actions", {"actions": [{
+            "type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"},
+            "actions": [{"type": "pointerMove", "origin": element, "x": 0, "y": 0, "duration": 0}]}]})
+
+    def click(self, css):
+        """A real click (WebDriver element click: scrolled into view, hit-tested)."""
+        self._call("POST", f"/session/{self.session}/element/{self.find(css)}/click", {})
 
     def console_errors(self):
         """The browser's console messages of level SEVERE (chromedriver's log endpoint)."""

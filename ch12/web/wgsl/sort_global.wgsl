@@ -3,10 +3,14 @@
 // workgroup barrier can order it, so each such step is a dispatch of its own
 // over the whole buffer, one invocation per pair; the end of a dispatch orders
 // it before the next. The buffer holds float bits; pairs compare by totalOrder.
+// The page may split one such dispatch into several over ranges of the pairs
+// (pair_base: the first pair of this one), so that a long sort on a slow
+// adapter can be cancelled between them.
 
 struct Step {
-    k: u32,  // the stage: the size of the bitonic runs being merged
-    j: u32,  // the distance
+    k: u32,          // the stage: the size of the bitonic runs being merged
+    j: u32,          // the distance
+    pair_base: u32,  // the first pair of this dispatch (the page's split dispatches)
 }
 
 @group(0) @binding(0) var<storage, read_write> elements: array<u32>;  // float bits
@@ -18,7 +22,7 @@ fn order_key(bits: u32) -> u32 {
 
 @compute @workgroup_size(256)
 fn bitonic_global(@builtin(global_invocation_id) id: vec3<u32>) {
-    let t = id.x;                                  // pair number: n/2 of them
+    let t = args.pair_base + id.x;                 // pair number: n/2 of them
     let i = 2u * t - (t & (args.j - 1u));          // the lower index, bit j clear
     let partner = i ^ args.j;
     let ascending = (i & args.k) == 0u;

@@ -10,6 +10,11 @@
 // runs only the tail of stage K, the distances 512 .. 1, after sort_global.wgsl
 // has done the distances that span tiles.
 //
+// The page may split one dispatch into several, each over a range of the
+// tiles (so that a long sort on a slow adapter can be cancelled between
+// them): tile_base is the first tile of this dispatch's range. The GLSL
+// host dispatches all tiles at once, which is tile_base = 0.
+//
 // Two differences from the GLSL shader:
 //  * WORKGROUP_SIZE: the GLSL design has 512 invocations, one per pair of the
 //    tile; WebGPU's default limit is 256 invocations per workgroup, which many
@@ -27,7 +32,8 @@ const NUM_PAIRS: u32 = 512u;
 override WORKGROUP_SIZE: u32 = 512u;  // 512, or 256 where the adapter allows no more
 
 struct Stage {
-    k_outer: u32,  // 0: sort each tile from scratch; K: the tail of stage K
+    k_outer: u32,    // 0: sort each tile from scratch; K: the tail of stage K
+    tile_base: u32,  // the first tile of this dispatch (the page's split dispatches)
 }
 
 @group(0) @binding(0) var<storage, read_write> elements: array<u32>;  // float bits
@@ -46,7 +52,7 @@ fn from_key(key: u32) -> u32 {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn bitonic_local(@builtin(local_invocation_index) local_id: u32,
                  @builtin(workgroup_id) group: vec3<u32>) {
-    let base = group.x * NUM_ELEMENTS;
+    let base = (stage.tile_base + group.x) * NUM_ELEMENTS;
 
     // Step 1: load the tile into workgroup memory, as keys
     for (var e = local_id; e < NUM_ELEMENTS; e += WORKGROUP_SIZE) {

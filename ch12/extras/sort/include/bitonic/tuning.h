@@ -1,0 +1,125 @@
+// ch12/extras/sort/include/bitonic/tuning.h -- part of the sort library's
+// API: what a GPU allows, and the library's choices for it (its tuning
+// policy), in one small file, as CUB keeps its policies.
+//
+//   Limits   what a device allows: read from the device once per device
+//            (bitonic::device_limits), or named in a profile;
+//   Profile  a GPU we plan for without owning it, its limits taken from its
+//            published specification. A profile only ever LOWERS the real
+//            device's limits (lowered()), so every launch it plans is one the
+//            real device can run. It reaches the library through its API
+//            (sort(..., profile)), never through the environment;
+//   Tuning   every launch configuration, derived from the limits alone:
+//            cluster size, tile size, the "spread", the grid of the
+//            grid-stride kernels.
+//
+// No CUDA here: g++ compiles it for the CPU-only test (test_sort_request.cpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "sort_request.h"
+
+namespace bitonic {
+
+struct Limits {
+    int cc = 0;                 // compute capability, major * 10 + minor: 75, 80, 86, 89, 90, ...
+    int sms = 0;                // streaming multiprocessors
+    int threads_per_sm = 0;     // resident threads per SM
+    size_t smem_per_block = 0;  // shared memory one block may have, with opt-in (bytes)
+    size_t smem_per_sm = 0;     // shared memory per SM (bytes)
+    size_t smem_reserved = 0;   // shared memory the driver keeps per block (bytes)
+    int max_cluster = 1;        // the largest thread-block cluster the fast design's tile
+                                // kernel runs with (blocks; 1: no clusters)
+};
+
+// The window design's choices, which tune() makes from the limits. A
+// profile may pin them (0 / -1: tune()'s own), so that one process compares
+// variants of the design on one device (the benchmark's and the test suite's
+// --window option); pin_window() checks them against the limits.
+struct WindowPin {
+    int bits = 0;          // windows of 2^bits keys (pairs: 2^(bits-1)), 13 .. 15
+    int presort = -1;      // 1: the fast design's tile kernel sorts the first stages; 0: a window pass does
+    int from_bits = 0;     // window passes for arrays of 2^from_bits words and more, keys and pairs,
+                           // sorts and merges (shorter ones: the fast design), 1 .. 32
+};
+
+struct Profile {
+    const char* name;  // as --profile takes it
+    const char* gpu;   // the GPU it stands for
+    Limits limits;
+    WindowPin window = {};  // the named profiles pin nothing
+};
+// t4, a100, rtx3060, rtx4090, h100; a null name ends the list.
+extern const Profile kProfiles[];
+const Profile* profile_by_name(const char* name);  // nullptr: no such profile
+
+// The device as the profile would have it: every limit the tighter of the
+// two (a null profile: the device itself).
+Limits lowered(const Limits& device, const Profile* profile);
+
+// ---- the tuning policy -------------------------------------------------------------
+// The fast design's blocks: 256 threads x 16 words in registers, a 4096-word
+// tile of shared memory (16 KiB for keys, 32 KiB for pairs, static).
+constexpr int kFastBlockBits = 12;
+constexpr size_t kFastBlockSmem[2] = {size_t(4) << kFastBlockBits, size_t(8) << kFastBlockBits};  // keys, pairs
+// Clusters: the fast design uses clusters of 16 blocks (65536-word tiles)
+// where the device runs them (Hopper and later), none anywhere else.
+constexpr int kFastClusterBlocks = 16;
+// The grid-stride kernels (pack, unpack): 256 threads a block, this many
+// waves of full SMs.
+constexpr int kStreamThreads = 256;
+constexpr int kStreamWaves = 4;
+// The window design (src/window_plan.h): windows of 2^12 .. 2^15 words, one
+// block each, all of them in its shared memory. Arrays of up to 2^11 words
+// go to the fast design's one-block tiles instead, and so do arrays of up to
+// a cluster's tile when the whole request is at most 2^17 words (one or two
+// clusters: a single kernel beats several passes there).
+constexpr int kWindowMinBits = 12, kWindowMaxBits = 15;
+constexpr int kWindowFastTileBits = 11;
+constexpr int kWindowSmallTotalBits = 17;
+// The window's size: the largest that lets this many blocks share an SM (the
+// H200's first run: one block of 2^15 keys an SM left the SM idle at every
+// barrier and while it loaded; two of 2^14 were 7% faster at 2^24 keys).
+constexpr int kWindowBlocksPerSm = 2;
+// Where the window passes take over from the fast design (measured on the
+// H200: faster at 2^24 keys, slower at 2^20): arrays of 2^24 keys and more.
+// Pairs and merges: never (not measured faster anywhere yet).
+constexpr int kWindowFromBits[2] = {24, 32};  // sorts of keys, of pairs; 32: never
+constexpr int kWindowMergeFromBits = 32;
+
+struct Tuning {
+    Limits limits;              // the device's, as lowered by the profile
+    int fast_cluster = 1;       // blocks per cluster of the fast design: 16 or 1
+    int fast_tile_bits = 12;    // its tile: 2^12 words per block times the cluster
+    // The "spread": a single cluster would be packed onto a few SMs, several
+    // blocks each; asking for more dynamic shared memory (unused) than half
+    // an SM's puts each block on an SM of its own. Per word size (keys,
+    // pairs); 0 where it does not apply (no clusters, or the block's
+    // shared-memory limit does not allow it).
+    size_t fast_spread[2] = {0, 0};
+    uint32_t stream_blocks = 1;  // grid of the grid-stride kernels
+    // The window design's window per word size (keys, pairs): the largest T
+    // in 12 .. 15 (pairs: .. 14) whose 2^T words fit one block's shared
+    // memory and kWindowBlocksPerSm such blocks an SM's (at least 12).
+    int window_bits[2] = {0, 0};
+    // Its first stages by the fast design's tile kernel (where that tile is
+    // larger than a window: clusters), and the arrays it takes from the fast
+    // design: 2^window_from[w] words and more (kWindowFromBits), merges
+    // 2^window_merge_from.
+    bool window_presort = false;
+    int window_from[2] = {32, 32};
+    int window_merge_from = 32;
+};
+
+// The tuning for these limits, or Errc::unsupported when the library's
+// kernels cannot run within them.
+Status tune(const Limits& limits, Tuning* out);
+
+// The window design's choices pinned (a profile's WindowPin) on a tuning
+// that tune() made, or Errc::unsupported when the pinned window does not fit
+// the limits.
+Status pin_window(const WindowPin& pin, Tuning* t);
+
+}  // namespace bitonic
