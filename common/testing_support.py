@@ -182,6 +182,8 @@ def stub_matplotlib(folder):
                 "        return lambda *a, **k: None\n"
                 "    def __getitem__(self, i):\n"
                 "        return _Any()\n"
+                "    def plot(self, *a, **k):\n"
+                "        return [_Any()]   # (the lines drawn, as matplotlib returns them)\n"
                 "class _Figure(_Any):\n"
                 "    def savefig(self, f, **k):\n"
                 "        data = b'PNG stand-in'\n"
