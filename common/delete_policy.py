@@ -3,7 +3,9 @@
 deletes is deleted here (common/README.md states the rules).
 
 A tool deletes only
-  * what it created in this run (made_folder(), temporary_folder()), or
+  * what it created in this run (made_folder(), temporary_folder(); the
+    files a tool writes in such a folder are its own: write_policy.new_file),
+    or
   * a scratch folder that it created in an earlier run and that still holds
     its marker: a regular file (never a link) recording the folder's own
     identity -- its real path, device and inode -- and the tool's name. A
@@ -54,12 +56,27 @@ def _remove_tree(path):
     shutil.rmtree(path, onerror=retry)
 
 
-def made_folder(path):
+def made_folder(path, unfinished=False):
     """Makes the folder path (its parent must exist; path must not): made in
-    this run, so this tool may delete it."""
-    os.mkdir(path)
-    _made.append(os.path.realpath(path))
+    this run, so this tool may delete it. unfinished: the folder is removed
+    at exit -- an error, an exception, a signal -- unless finished(path) says
+    that the work in it was done (a handout half copied is not left behind)."""
+    supervisor.install()
+    with supervisor.deferred():
+        os.mkdir(path)
+        _made.append(os.path.realpath(path))
+        if unfinished:
+            _temporary.append(os.path.realpath(path))
     return path
+
+
+def finished(path):
+    """The folder made with made_folder(path, unfinished=True) is done: it
+    stays at exit."""
+    real = os.path.realpath(path)
+    with supervisor.deferred():
+        if real in _temporary:
+            _temporary.remove(real)
 
 
 def temporary_folder(prefix):
@@ -73,16 +90,27 @@ def temporary_folder(prefix):
     return path
 
 
+def made_in_this_run(path):
+    """True when path is, or is inside, a folder made in this run (made_folder,
+    temporary_folder) and not removed since: nothing in it is anyone else's."""
+    real = os.path.realpath(path)
+    return any(real == m or real.startswith(m + os.sep) for m in _made)
+
+
 def remove(path):
-    """Removes a folder made in this run (made_folder, temporary_folder)."""
+    """Removes a folder made in this run (made_folder, temporary_folder). A
+    signal that arrives meanwhile waits until it is done (no folder is left
+    half removed by the tool's own interrupt)."""
     real = os.path.realpath(path)
     if real not in _made:
         raise Refused("%s was not made by this tool in this run: it is not deleted" % path)
-    if os.path.lexists(path):
-        _remove_tree(real)
-    _made.remove(real)
-    if real in _temporary:
-        _temporary.remove(real)
+    supervisor.install()
+    with supervisor.deferred():
+        if os.path.lexists(path):
+            _remove_tree(real)
+        _made.remove(real)
+        if real in _temporary:
+            _temporary.remove(real)
 
 
 def _remove_temporary_at_exit():

@@ -7,21 +7,22 @@ list, and a row runs exactly that (with --show added, so that the program's
 output is seen). Nothing about a check is re-derived here.
 """
 
+import argparse
 import fcntl
 import json
 import os
 import platform
 import re
 import shutil
-import signal
-import stat
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import supervisor  # noqa: E402  (the four signals as an exception; a child and all it started stopped)
+import arguments  # noqa: E402  (paths: not empty, no NUL)
+import delete_policy  # noqa: E402  (the handout's folder: made in this run, removed if the run does not finish)
+import write_policy  # noqa: E402  (--json's file; the handout's files)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -462,8 +463,10 @@ def parse(argv):
                 bad_argument("option '%s' needs a value (%s)" % (key, "a file" if key == "--json" else "a folder"))
             if opts[key[2:]] is not None:
                 bad_argument("option '%s' was given twice" % key)
-            if value == "":
-                bad_argument("option '%s' needs a value, not an empty one" % key)
+            try:
+                arguments.path(value)
+            except argparse.ArgumentTypeError as e:
+                bad_argument("option '%s' %s" % (key, e))
             opts[key[2:]] = value
         elif arg.startswith("-"):
             bad_argument("unknown option '%s'" % arg)
@@ -475,6 +478,10 @@ def parse(argv):
             bad_argument("--json %s is a folder: give the file to write" % opts["json"])
         if not os.path.isdir(os.path.dirname(path)):
             bad_argument("--json %s: the folder %s does not exist" % (opts["json"], os.path.dirname(path)))
+        try:   # (common/write_policy.py: decided before anything runs)
+            write_policy.check(path, what="--json file")
+        except write_policy.Refused as e:
+            bad_argument(str(e))
         opts["json"] = path
     if opts["handout"] is not None:
         path = os.path.abspath(opts["handout"])
@@ -487,7 +494,8 @@ def parse(argv):
                          "an existing one)" % opts["handout"])
         if not os.path.isdir(os.path.dirname(path)):
             bad_argument("--handout %s: the folder %s does not exist" % (opts["handout"], os.path.dirname(path)))
-        if same_folder(os.path.dirname(path), REPO) or path.startswith(REPO + os.sep):
+        parent, repo = os.path.realpath(os.path.dirname(path)), os.path.realpath(REPO)
+        if parent == repo or parent.startswith(repo + os.sep):   # (through links too)
             bad_argument("--handout %s is inside this checkout: give a folder outside it" % opts["handout"])
         opts["handout"] = path
     return opts
@@ -572,36 +580,6 @@ def exercise_results(results):
     return out
 
 
-def write_file_atomically(path, text):
-    """Writes text to path through a temporary file in the same folder,
-    renamed into place (the old file's mode kept; 0644 for a new one). A
-    path that is no regular file, or a file git tracks in this checkout, is
-    refused."""
-    if os.path.lexists(path) and (os.path.islink(path) or not os.path.isfile(path)):
-        raise Failure("%s exists and is not a regular file: not replaced" % path)
-    real = os.path.realpath(path)
-    if real.startswith(os.path.realpath(REPO) + os.sep):
-        rel = os.path.relpath(real, os.path.realpath(REPO))
-        tracked = subprocess.run(["git", "-C", REPO, "ls-files", "--error-unmatch", "--", rel],
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0 \
-            if shutil.which("git") else rel.startswith("expected_output" + os.sep)
-        if tracked:
-            raise Failure("%s is a file of this checkout: not replaced (give another file)" % path)
-    mode = stat.S_IMODE(os.stat(path).st_mode) if os.path.exists(path) else 0o644
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix="." + os.path.basename(path) + ".")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def write_json(path, runner, table, status):
     results = exercise_results(runner.results)
     data = {
@@ -617,7 +595,10 @@ def write_json(path, runner, table, status):
         "solutions": [e for e in results if e["solution"]],
         "rows": runner.results,
     }
-    write_file_atomically(path, json.dumps(data, indent=2) + "\n")
+    try:   # (checked before the run; checked again here, as the run may have taken an hour)
+        write_policy.write_bytes(path, (json.dumps(data, indent=2) + "\n").encode("utf-8"), what="--json file")
+    except write_policy.Refused as e:
+        raise Failure(str(e))
 
 
 # ---- the student handout --------------------------------------------------------------------
@@ -647,7 +628,8 @@ def source_files(repo):
     """The checkout's files, relative: git's list where it is a git checkout,
     else every file except build folders and dot folders."""
     if shutil.which("git") and os.path.exists(os.path.join(repo, ".git")):
-        p = subprocess.run(["git", "-C", repo, "ls-files", "-z"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        p = supervisor.run(["git", "-c", "safe.directory=*", "-C", repo, "ls-files", "-z"], timeout=120,
+                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         if p.returncode == 0:
             return sorted(f for f in p.stdout.decode("utf-8", "surrogateescape").split("\0") if f)
     files = []
@@ -669,7 +651,15 @@ def make_handout(folder, table):
                       "handout must hand out the starters as shipped -- 'git checkout' them first, or record "
                       "their new hashes in ch12/exercises/CMakeLists.txt" % ", ".join(edited))
     files = [f for f in source_files(REPO) if not any(f == x or f.startswith(x) for x in HANDOUT_LEFT_OUT)]
-    os.mkdir(folder)  # a new folder: made by this run, removed by it if the run does not finish
+    # A new folder, made by this run (common/delete_policy.py): removed by it
+    # -- and by nothing else -- if the run does not finish (an error, a signal).
+    try:
+        delete_policy.made_folder(folder, unfinished=True)
+    except FileExistsError:
+        raise Failure("--handout %s already exists: give a new folder (nothing is written into, or over, an existing "
+                      "one)" % folder, status=2)
+    except OSError as e:
+        raise Failure("cannot make the handout folder %s: %s" % (folder, e.strerror))
     try:
         copied = 0
         for rel in files:
@@ -677,14 +667,19 @@ def make_handout(folder, table):
             if not os.path.lexists(src) or os.path.isdir(src):
                 continue  # listed by git, deleted in the working tree
             dst = os.path.join(folder, rel)
-            os.makedirs(os.path.dirname(dst), exist_ok=True)
-            shutil.copy2(src, dst, follow_symlinks=False)
+            parent = os.path.dirname(dst)
+            if not os.path.isdir(parent):
+                os.makedirs(parent)   # (inside the folder made above: its own)
+            write_policy.new_file(dst, source=src)
             copied += 1
-        with open(os.path.join(folder, "HANDOUT.md"), "x", encoding="utf-8") as f:
-            f.write(HANDOUT_NOTE)
+        write_policy.new_file(os.path.join(folder, "HANDOUT.md"), HANDOUT_NOTE.encode("utf-8"))
+    except (OSError, write_policy.Refused) as e:
+        delete_policy.remove(folder)
+        raise Failure("the handout could not be made (%s): nothing of it is left" % e)
     except BaseException:
-        shutil.rmtree(folder, ignore_errors=True)
+        delete_policy.remove(folder)
         raise
+    delete_policy.finished(folder)
     print("the student handout is in %s: %d files of this checkout, and HANDOUT.md" % (folder, copied))
     print("left out: %s" % ", ".join(HANDOUT_LEFT_OUT))
     print("every exercise's starter is as shipped (%s); to see them as a student will:"

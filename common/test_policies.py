@@ -363,6 +363,173 @@ class CiScriptsTest(Case):
         self.assertNotIn("dpkg", out + err)
 
 
+class RunAllOutputsTest(Case):
+    """run_all.sh's --json FILE and --handout FOLDER (issue 26) through the
+    write and delete policies: refused before anything runs; a handout that
+    cannot be finished leaves nothing."""
+
+    def setUp(self):
+        super().setUp()
+        # A checkout of its own: run_all.sh and common/, so that "this
+        # checkout" is one the test may endanger.
+        self.repo = self.path("repo")
+        os.makedirs(self.repo)
+        shutil.copy(RUN_ALL, os.path.join(self.repo, "run_all.sh"))
+        shutil.copytree(HERE, os.path.join(self.repo, "common"), ignore=shutil.ignore_patterns("__pycache__", "test_*"))
+        self.write(os.path.join(self.repo, "ch12", "exercises", "1_descending", "ex1_descending.cuh"), "// TODO\n")
+        self.write(os.path.join(self.repo, "ch12", "exercises", "solutions", "ex1_descending.cuh"), "// done\n")
+        self.write(os.path.join(self.repo, "README.md"), "# a checkout\n")
+        from testing_support import git
+        git(self.repo, "init", "-q", "--template=")
+        git(self.repo, "add", "-A")
+        git(self.repo, "commit", "-q", "-m", "a checkout to endanger")
+        self.run_all = os.path.join(self.repo, "run_all.sh")
+        self.build = self.path("build")
+        self.write(os.path.join(self.build, "ch12_programs.json"), json_text({
+            "source_dir": self.repo, "cuda": {"configured": False, "reason": "none here"},
+            "rows": [{"id": "ex1", "name": "ex1_descending", "section": "12.1", "kind": "GPU", "group": "exercise",
+                      "what": "exercise 1", "of": "", "starter_as_shipped": True, "expect_lines": [],
+                      "runs": [{"mode": "run", "record": {"unbuilt": "ex1_descending: no CUDA here"}}]}]}))
+        self.env = {"CH12_BUILD_DIR": self.build}
+
+    def test_json_a_file_git_tracks_in_another_checkout_is_refused_before_anything_runs(self):
+        other = fake_checkout(self.path("other clone"))
+        before = snapshot(other)
+        for target in (os.path.join(other, "README.md"), os.path.join(other, "expected_output", BOOK_GOLDEN)):
+            rc, out, err = run([self.run_all, "--no-build", "--exercises", "--json", target], env=self.env)
+            self.assertOneLineError(rc, out, err, 2)
+            self.assertEqual(out, "")   # (nothing ran: refused before the run, not after it)
+        self.assertEqual(snapshot(other), before)
+
+    def test_json_through_a_link_to_a_golden_of_a_copy_without_git_is_refused(self):
+        golden = self.write(self.path("copy", "expected_output", BOOK_GOLDEN), "the book's output\n")
+        link = self.path("results.json")
+        os.symlink(golden, link)
+        rc, out, err = run([self.run_all, "--no-build", "--exercises", "--json", link], env=self.env)
+        self.assertOneLineError(rc, out, err, 2)
+        self.assertEqual(self.read(golden), b"the book's output\n")
+
+    def test_json_and_handout_values_go_through_the_argument_parser(self):
+        for args in (["--json="], ["--handout="], ["--json", "a\x01b", "--json", "c"]):
+            rc, out, err = run([self.run_all, "--no-build"] + args, env=self.env)
+            self.assertOneLineError(rc, out, err, 2)
+
+    def test_handout_into_this_checkout_through_a_link_is_refused(self):
+        link = self.path("a link into the checkout")
+        os.symlink(os.path.join(self.repo, "ch12"), link)
+        rc, out, err = run([self.run_all, "--no-build", "--handout", os.path.join(link, "handout")], env=self.env)
+        self.assertOneLineError(rc, out, err, 2)
+        self.assertIn("inside this checkout", err)
+        self.assertFalse(os.path.lexists(os.path.join(self.repo, "ch12", "handout")))
+
+    def test_handout_made_and_a_handout_that_cannot_be_finished_leaves_nothing(self):
+        handout = self.path("handout")
+        rc, out, err = run([self.run_all, "--no-build", "--handout", handout], env=self.env)
+        self.assertEqual(rc, 0, out + err)
+        self.assertTrue(os.path.isfile(os.path.join(handout, "ch12", "exercises", "1_descending", "ex1_descending.cuh")))
+        self.assertFalse(os.path.exists(os.path.join(handout, "ch12", "exercises", "solutions")))
+        self.assertTrue(os.access(os.path.join(handout, "run_all.sh"), os.X_OK))
+        # A tracked file that is now a FIFO: it cannot be copied (and must not be waited on).
+        readme = os.path.join(self.repo, "README.md")
+        os.unlink(readme)
+        os.mkfifo(readme)
+        second = self.path("handout 2")
+        rc, out, err = run([self.run_all, "--no-build", "--handout", second], env=self.env, timeout=120)
+        self.assertOneLineError(rc, out, err, 1)
+        self.assertIn("README.md is not a regular file", err)
+        self.assertFalse(os.path.lexists(second), "the unfinished handout was left")
+        self.assertTrue(os.path.isdir(handout), "the earlier handout is not this run's to delete")
+
+    def test_a_folder_made_unfinished_is_removed_on_a_signal_and_kept_when_finished(self):
+        script = ("import os, signal, sys; sys.path.insert(0, %r); import delete_policy, supervisor, write_policy\n"
+                  "def work():\n"
+                  "    f = delete_policy.made_folder(sys.argv[1], unfinished=True)\n"
+                  "    write_policy.new_file(os.path.join(f, 'a.txt'), b'x')\n"
+                  "    if sys.argv[2] == 'done':\n"
+                  "        delete_policy.finished(f)\n"
+                  "        return 0\n"
+                  "    os.kill(os.getpid(), signal.SIGTERM)\n"
+                  "    return 0\n"
+                  "sys.exit(supervisor.main(work, 'test'))\n" % HERE)
+        rc, out, err = run([PY, "-c", script, self.path("cut"), "cut"])
+        self.assertEqual(rc, 143, out + err)
+        self.assertFalse(os.path.lexists(self.path("cut")))
+        rc, out, err = run([PY, "-c", script, self.path("done"), "done"])
+        self.assertEqual(rc, 0, out + err)
+        self.assertEqual(self.read(self.path("done", "a.txt")), b"x")
+        # new_file() writes nowhere else: not over a file, not outside such a folder.
+        outside = ("import sys; sys.path.insert(0, %r); import write_policy\n"
+                   "try:\n    write_policy.new_file(sys.argv[1], b'y')\nexcept write_policy.Refused:\n    sys.exit(2)\n"
+                   % HERE)
+        rc, out, err = run([PY, "-c", outside, self.path("done", "a.txt")])
+        self.assertEqual(rc, 2, out + err)
+        self.assertEqual(self.read(self.path("done", "a.txt")), b"x")
+
+
+class GeneratedFilesTest(Case):
+    """kernel_text.py --write (and render_png.py, the same rule, in
+    test_signals.py's WebTest): a tool that draws committed files replaces
+    those files of its own checkout and no other, through the write policy."""
+
+    def setUp(self):
+        super().setUp()
+        self.repo = self.path("repo")
+        for rel in ("ch12/59_bitonic_split_kernel.cu", "ch12/61_bitonic_merge_multipass.cu",
+                    "ch12/traps/61_trap_first_group_only.cu", "ch12/63_bitonic_sort_iterative.cu",
+                    "ch12/traps/63_trap_no_pair_guard.cu", "ch12/web/tools/kernel_text.py",
+                    "ch12/web/js/cuda_kernels.js", "README.md"):
+            os.makedirs(os.path.dirname(os.path.join(self.repo, rel)), exist_ok=True)
+            shutil.copy(os.path.join(REPO, rel), os.path.join(self.repo, rel))
+        shutil.copytree(HERE, os.path.join(self.repo, "common"), ignore=shutil.ignore_patterns("__pycache__", "test_*"))
+        from testing_support import git
+        git(self.repo, "init", "-q", "--template=")
+        git(self.repo, "add", "-A")
+        git(self.repo, "commit", "-q", "-m", "a checkout to endanger")
+        self.tool = os.path.join(self.repo, "ch12", "web", "tools", "kernel_text.py")
+        self.js = os.path.join(self.repo, "ch12", "web", "js", "cuda_kernels.js")
+
+    def test_kernel_text_write_keeps_the_mode_and_leaves_no_temporary_file(self):
+        os.chmod(self.js, 0o600)
+        with open(self.js, "ab") as f:
+            f.write(b"// edited by hand\n")
+        rc, out, err = run([PY, self.tool, "--write"])
+        self.assertEqual(rc, 0, out + err)
+        self.assertEqual(stat.S_IMODE(os.stat(self.js).st_mode), 0o600)
+        self.assertEqual(self.read(self.js), self.read(os.path.join(REPO, "ch12", "web", "js", "cuda_kernels.js")))
+        self.assertEqual(sorted(os.listdir(os.path.dirname(self.js))), ["cuda_kernels.js"])
+        rc, out, err = run([PY, self.tool, "--check"])
+        self.assertEqual(rc, 0, out + err)
+
+    def test_kernel_text_write_through_a_link_to_another_tracked_file_is_refused(self):
+        readme = os.path.join(self.repo, "README.md")
+        before = self.read(readme)
+        os.unlink(self.js)
+        os.symlink(os.path.join("..", "..", "..", "README.md"), self.js)
+        rc, out, err = run([PY, self.tool, "--write"])
+        self.assertEqual(rc, 1, out + err)
+        self.assertIn("tracked by git", out)
+        self.assertEqual(self.read(readme), before)
+        self.assertTrue(os.path.islink(self.js), "the link was replaced by a file")
+
+    def test_generated_files_are_only_the_tools_own(self):
+        import write_policy
+        for tool, rel, allowed in (("kernel_text.py", "ch12/web/js/cuda_kernels.js", True),
+                                   ("kernel_text.py", "ch12/web/js/main.js", False),
+                                   ("render_png.py", "ch12/web/pictures/class/12-1_split.png", True),
+                                   ("render_png.py", "ch12/web/pictures/class/12-1_split.svg", False),
+                                   ("render_png.py", "ch12/web/pictures/class/deeper/x.png", False),
+                                   ("draw_pictures.js", "ch12/web/pictures/class/README.md", True),
+                                   ("draw_pictures.js", "ch12/web/README.md", False)):
+            self.assertEqual(write_policy.generated_by(tool, os.path.join(REPO, rel)), allowed, (tool, rel))
+        # Another checkout's copy of a generated file is not this tool's to draw.
+        self.assertFalse(write_policy.generated_by("kernel_text.py", self.js))
+
+
+def json_text(data):
+    import json
+    return json.dumps(data)
+
+
 # ---- wrong results and statuses -------------------------------------------------------------
 
 class GpuExperimentsTest(Case):

@@ -10,7 +10,8 @@ still run (testing_support.leftovers).
 
   SupervisorTest  the supervisor itself, through compare_output.py
   ToolTest        every tool that starts programs, with each of the four signals
-  WebTest         page_output.py and test_web.py with Chromium (Skipped without it)
+  WebTest         page_output.py, test_web.py, wrong_pages.py and render_png.py
+                  with Chromium (Skipped without it)
 
 CTest: unit_signals (SupervisorTest, ToolTest), web_signals (WebTest); the
 `stress` label runs them 20 times with every core busy (stress_signals.py).
@@ -21,6 +22,7 @@ import json
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -29,8 +31,8 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import suite  # noqa: E402
-from testing_support import (REPO, carriers, cleaner, leak_env, leftovers, run, signalled, sleeper,  # noqa: E402
-                             wait_for)
+from testing_support import (REPO, carriers, cleaner, git, leak_env, leftovers, run, signalled,  # noqa: E402
+                             sleeper, wait_for)
 
 HERE = os.path.join(REPO, "common")
 PY = sys.executable
@@ -38,6 +40,7 @@ COMPARE = os.path.join(HERE, "compare_output.py")
 SIGNALS = ((signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129), (signal.SIGQUIT, 131))
 PAGE_OUTPUT = os.path.join(REPO, "ch12", "web", "tests", "page_output.py")
 TEST_WEB = os.path.join(REPO, "ch12", "web", "tests", "test_web.py")
+WRONG_PAGES = os.path.join(REPO, "ch12", "web", "tests", "wrong_pages.py")
 
 
 class Case(unittest.TestCase):
@@ -205,6 +208,38 @@ class ToolTest(Case):
             self.assertStopped([PY, os.path.join(REPO, "ch12", "extras", "tree", "compare_tree_runs.py"),
                                 "--reference", "/bin/true", "--depths", "1", "--", PY, sleeper(self.t)], sig, status)
 
+    def slow(self, name):
+        """A stand-in program (node, cmake) that starts children and sleeps."""
+        path = self.path(name)
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\nexec '%s' '%s'\n" % (PY, sleeper(self.t)))
+        os.chmod(path, 0o755)
+        return path
+
+    def test_check_pictures(self):
+        # node (draw_pictures.js) through the supervisor; its scratch folder through the delete policy.
+        tmpdir = self.path("tmp")
+        os.makedirs(tmpdir)
+        for sig, status in SIGNALS:
+            self.assertStopped([PY, os.path.join(REPO, "ch12", "web", "tests", "check_pictures.py"),
+                                "--node", self.slow("slow node")], sig, status, env={"TMPDIR": tmpdir})
+            self.assertEqual(os.listdir(tmpdir), [], "%s: its scratch folder was left" % signal.Signals(sig).name)
+
+    def test_exercise_handout(self):
+        # The handout made from a stand-in build table, then the configure step (a stand-in cmake) interrupted:
+        # the build under way stopped, the scratch folder with the handout removed.
+        build = self.path("build")
+        starter = {"id": "ex1", "name": "ex1_descending", "section": "12.1", "kind": "GPU", "group": "exercise",
+                   "what": "exercise 1", "of": "", "starter_as_shipped": True, "expect_lines": [],
+                   "runs": [{"mode": "run", "record": {"unbuilt": "ex1_descending: a stand-in"}}]}
+        write_build(build, [starter])
+        tmpdir = self.path("tmp")
+        os.makedirs(tmpdir)
+        for sig, status in SIGNALS:
+            self.assertStopped([PY, os.path.join(HERE, "test_handout.py"), "--build-dir", build,
+                                "--cmake", self.slow("slow cmake")], sig, status, env={"TMPDIR": tmpdir})
+            self.assertEqual(os.listdir(tmpdir), [], "%s: the handout was left" % signal.Signals(sig).name)
+
     def test_a_program_it_started_that_started_a_daemon_leaves_nothing(self):
         # A program that exits at once, leaving a process in a session of its own behind.
         prog = self.path("daemon.py")
@@ -215,6 +250,11 @@ class ToolTest(Case):
         rc, out, err = run([PY, COMPARE, "--timeout", "60", "--expect-line=x", "--", PY, prog], env=marks)
         self.assertEqual(rc, 0, out + err)
         self.assertEqual(leftovers(marks), [])
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
 
 
 def browser():
@@ -272,6 +312,62 @@ class WebTest(Case):
             tool, marks = self.start_browser_tool([PY, TEST_WEB, "sort"])
             tool.send_signal(sig)
             self.assertClosed(tool, marks, status, signal.Signals(sig).name)
+
+
+    def test_wrong_pages_closes_its_browser_and_removes_its_broken_copy(self):
+        tool, marks = self.start_browser_tool([PY, WRONG_PAGES, "the kernel note gives j for k"])
+        tool.send_signal(signal.SIGTERM)
+        self.assertClosed(tool, marks, 143, "wrong_pages.py, SIGTERM")
+
+    # render_png.py replaces committed files by design: it runs on a copy of
+    # the web folder in a throw-away git checkout, never on this one.
+    def web_copy(self):
+        repo = self.path("repo")
+        shutil.copytree(os.path.join(REPO, "ch12", "web"), os.path.join(repo, "ch12", "web"),
+                        ignore=shutil.ignore_patterns("node_modules", "__pycache__"))
+        shutil.copytree(HERE, os.path.join(repo, "common"), ignore=shutil.ignore_patterns("__pycache__", "test_*"))
+        shutil.copy(os.path.join(REPO, "README.md"), os.path.join(repo, "README.md"))
+        git(repo, "init", "-q", "--template=")
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", "a checkout to endanger")
+        return repo, os.path.join(repo, "ch12", "web", "pictures", "class")
+
+    def test_render_png_writes_its_pictures_only_through_the_write_policy(self):
+        repo, folder = self.web_copy()
+        tool = os.path.join(repo, "ch12", "web", "tools", "render_png.py")
+        png = os.path.join(folder, "12-1_split.png")
+        # A PNG that is a link to another tracked file: refused before the browser starts.
+        readme = os.path.join(repo, "README.md")
+        with open(readme, "rb") as f:
+            before = f.read()
+        os.rename(png, png + ".kept")
+        os.symlink(os.path.join("..", "..", "..", "..", "README.md"), png)
+        marks = leak_env()
+        rc, out, err = run([PY, tool], env=dict(marks, TMPDIR=self.tmpdir))
+        self.assertEqual(rc, 2, out + err)
+        self.assertIn("tracked by git", err)
+        self.assertTrue(os.path.islink(png))
+        with open(readme, "rb") as f:
+            self.assertEqual(f.read(), before)
+        self.assertEqual(leftovers(marks), [])
+        os.unlink(png)
+        os.rename(png + ".kept", png)
+        # A run to its end: every PNG replaced in place, its mode kept, no temporary file left.
+        os.chmod(png, 0o600)
+        rc, out, err = run([PY, tool], env=dict(marks, TMPDIR=self.tmpdir))
+        self.assertEqual(rc, 0, out + err)
+        self.assertEqual(stat.S_IMODE(os.stat(png).st_mode), 0o600)
+        self.assertEqual([n for n in os.listdir(folder) if n.startswith(".")], [])
+        self.assertEqual(os.listdir(self.tmpdir), [])
+
+    def test_render_png_closes_its_browser_on_sigterm(self):
+        repo, folder = self.web_copy()
+        svgs = {n: read(os.path.join(folder, n)) for n in os.listdir(folder) if n.endswith(".svg")}
+        tool, marks = self.start_browser_tool([PY, os.path.join(repo, "ch12", "web", "tools", "render_png.py")])
+        tool.send_signal(signal.SIGTERM)
+        self.assertClosed(tool, marks, 143, "render_png.py, SIGTERM")
+        self.assertEqual([n for n in os.listdir(folder) if n.startswith(".")], [], "a temporary file was left")
+        self.assertEqual({n: read(os.path.join(folder, n)) for n in svgs}, svgs)
 
 
 CLASSES = {"SupervisorTest": SupervisorTest, "ToolTest": ToolTest, "WebTest": WebTest}

@@ -360,8 +360,14 @@ class RunAllTest(unittest.TestCase):
         with open(golden, "rb") as f:
             before = f.read()
         rc, out, err = run([RUN_ALL, "--no-build", "--quiet", "58", "--json", golden], env={"CH12_BUILD_DIR": build})
-        self.assertEqual(rc, 1, out + err)
-        self.assertIn("is a file of this checkout: not replaced", err)
+        # Refused by common/write_policy.py before anything runs (exit 2, nothing run), not after the run.
+        self.assertEqual(rc, 2, out + err)
+        self.assertIn("a golden named after a numbered listing", err)
+        self.assertEqual(out, "")
+        readme = os.path.join(REPO, "README.md")
+        rc, out, err = run([RUN_ALL, "--no-build", "--quiet", "58", "--json", readme], env={"CH12_BUILD_DIR": build})
+        self.assertEqual(rc, 2, out + err)
+        self.assertIn("tracked by git", err)
         with open(golden, "rb") as f:
             self.assertEqual(f.read(), before)
 

@@ -23,6 +23,11 @@ written here (common/README.md states the rules).
   SIGINT/SIGTERM/SIGHUP/SIGQUIT (through common/supervisor.py), and exit.
 * A character device or a FIFO (/dev/null, /dev/full, a pipe) holds nothing to
   lose: it is written directly.
+* The tools that draw committed files (GENERATED: draw_pictures.js,
+  render_png.py, kernel_text.py --write) may replace those files, and only
+  those, of this checkout: check(..., regenerates=TOOL).
+* In a folder made in this run nothing is anyone else's: new_file() creates
+  a file there with O_EXCL (a handout's copies, a scratch copy of the page).
 
 As a command, for the shell scripts, which keep to the same rules:
 
@@ -41,6 +46,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import delete_policy  # noqa: E402  (which folders were made in this run)
 import supervisor  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -131,6 +137,34 @@ def is_tracked(real):
     return bool(out.strip(b"\0"))
 
 
+# ---- the files that a tool draws for the repository ---------------------------------------
+
+# The tools whose job is to make files that are committed -- pictures, and the
+# page's copy of the CUDA kernels -- and the files of this checkout that each
+# may replace (patterns relative to the repository, as fnmatch takes them;
+# '*' stops at no '/', so each pattern names one folder's files). Nothing else
+# that git tracks, and no book or trap golden, ever. draw_pictures.js (Node)
+# keeps to the same list: it writes ch12/web/pictures/ or the --out folder.
+GENERATED = {
+    "draw_pictures.js": ("ch12/web/pictures/*.svg", "ch12/web/pictures/class/*.svg",
+                         "ch12/web/pictures/class/README.md"),
+    "render_png.py": ("ch12/web/pictures/class/*.png", "ch12/web/pictures/class/png.sha256"),
+    "kernel_text.py": ("ch12/web/js/cuda_kernels.js",),
+}
+
+
+def generated_by(tool, real, repo=REPO):
+    """True when the real path `real` is one of the files of this checkout
+    that `tool` draws (GENERATED)."""
+    import fnmatch
+    top = os.path.realpath(repo)
+    if not real.startswith(top + os.sep):
+        return False
+    rel = os.path.relpath(real, top)
+    return any(fnmatch.fnmatchcase(rel, pattern) and rel.count(os.sep) == pattern.count("/")
+               for pattern in GENERATED.get(tool, ()))
+
+
 # ---- the check ----------------------------------------------------------------------------
 
 class Target:
@@ -152,11 +186,16 @@ def _same(a, b):
         return os.path.realpath(a) == os.path.realpath(b)
 
 
-def check(path, inputs=(), update_golden=False, what="output"):
+def check(path, inputs=(), update_golden=False, what="output", regenerates=None):
     """The Target for writing `path`, or Refused. inputs: the files the tool
     reads (an output may not be one of them). update_golden: the one path
     --update names (a golden that is not a book's or a trap's may be replaced
-    even though git tracks it)."""
+    even though git tracks it). regenerates: the name of a tool in GENERATED,
+    which may replace the tracked files of this checkout listed there for it
+    (and no others).
+
+    In a folder made in this run (delete_policy.made_folder, temporary_folder)
+    nothing is anyone else's: git is not asked."""
     if not isinstance(path, str) or not path:
         raise Refused("the %s path is empty" % what)
     if "\0" in path:
@@ -193,7 +232,11 @@ def check(path, inputs=(), update_golden=False, what="output"):
         raise Refused("the %s %s is a golden named after a numbered listing or trap (NN_name.txt, "
                       "NN_name.replay.txt): it holds the book's sample output or a trap's, which no tool may change"
                       % (what, shown))
-    if st is not None and is_tracked(real):
+    if delete_policy.made_in_this_run(folder):
+        pass   # (a folder this run made: no file of git's or of the user's is in it)
+    elif regenerates is not None and generated_by(regenerates, real):
+        pass   # (a file this tool draws for the repository: GENERATED)
+    elif st is not None and is_tracked(real):
         if not (update_golden and is_golden(real)):
             raise Refused("the %s %s is a file tracked by git in the checkout %s: no tool overwrites it; "
                           "give a path outside the checkout's files (e.g. under build/)"
@@ -307,6 +350,54 @@ class Output:
             except OSError:
                 pass
             _temporaries.discard(self.tmp)
+
+
+def new_file(path, data=None, source=None):
+    """A new file in a folder made in this run (delete_policy.made_folder or
+    temporary_folder): created with O_EXCL and O_NOFOLLOW, so that it is never
+    written over anything, holding data, or a copy of the file `source` (its
+    permission bits and times too; a link is copied as a link). No temporary
+    file: should the work stop halfway, the tool removes the whole folder it
+    made. Refused anywhere else."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if not delete_policy.made_in_this_run(folder):
+        raise Refused("%s is not in a folder made by this tool in this run: a new file is written there only" % path)
+    if source is not None and os.path.islink(source):
+        os.symlink(os.readlink(source), path)
+        return path
+    src = None
+    if source is not None:   # (opened without waiting, then looked at: a FIFO would wait for a writer forever)
+        src = os.open(source, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+        st = os.fstat(src)
+        if not stat.S_ISREG(st.st_mode):
+            os.close(src)
+            raise Refused("%s is not a regular file: it is not copied" % source)
+    try:
+        mode = stat.S_IMODE(st.st_mode) if source is not None else NEW_FILE_MODE
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        try:
+            with os.fdopen(fd, "wb") as out:
+                if src is not None:
+                    while True:
+                        chunk = os.read(src, 1 << 20)
+                        if not chunk:
+                            break
+                        out.write(chunk)
+                else:
+                    out.write(data)
+                os.fchmod(out.fileno(), mode)
+        except BaseException:
+            try:
+                os.unlink(path)   # (made just now, with O_EXCL: this tool's own)
+            except OSError:
+                pass
+            raise
+    finally:
+        if src is not None:
+            os.close(src)
+    if source is not None:
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    return path
 
 
 def write_bytes(path, data, **check_args):
