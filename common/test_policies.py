@@ -577,6 +577,127 @@ class GpuExperimentsTest(Case):
             self.assertFalse(os.path.exists(self.path("o", "tree.txt")))
 
 
+class SortGpuExperimentTest(Case):
+    """ch12/extras/sort/gpu_experiment.sh (issue 29) keeps gpu_experiments.sh's
+    rules: OUT checked by the write policy, failures counted in the shell, only
+    its own temporary files deleted. Stand-in programs in a throw-away checkout."""
+
+    CSV = ("# H200; 2026-01-01\nsection,n,len,kind,method,best_ms,verified,trips,efficiency,copy_gbps\n"
+           "single,1048576,1048576,keys,fast,1.0,yes,4,0.5,3000\nsingle,1048576,1048576,keys,window,0.9,yes,3,0.6,3000\n")
+
+    def setUp(self):
+        super().setUp()
+        self.repo = self.path("repo")
+        script = os.path.join(self.repo, "ch12", "extras", "sort", "gpu_experiment.sh")
+        os.makedirs(os.path.dirname(script))
+        shutil.copy(os.path.join(REPO, "ch12", "extras", "sort", "gpu_experiment.sh"), script)
+        shutil.copytree(HERE, os.path.join(self.repo, "common"), ignore=shutil.ignore_patterns("__pycache__", "test_*"))
+        from testing_support import git
+        git(self.repo, "init", "-q", "--template=")
+        git(self.repo, "add", "-A")
+        git(self.repo, "commit", "-q", "-m", "a checkout to endanger")
+        build = os.path.join(self.repo, "build")
+        bench = ("#!/bin/sh\nwhile [ $# -gt 0 ]; do [ \"$1\" = --csv ] && printf '%s' '" + self.CSV.replace("\n", "\\n") +
+                 "' > \"$2\"; shift; done\necho 'bitonic sort benchmark: every result checked'\n")
+        self.write(os.path.join(build, "bitonic_sort_bench"), bench, 0o755)
+        self.write(os.path.join(build, "bitonic_sort_run"), "#!/bin/sh\nexit 0\n", 0o755)
+        self.stand_in_tests_exit(0)
+        self.script = script
+
+    def stand_in_tests_exit(self, status):
+        self.write(os.path.join(self.repo, "build", "bitonic_sort_test"), "#!/bin/sh\nexit %d\n" % status, 0o755)
+
+    def experiment(self, out, **env):
+        return run(["bash", self.script], env=dict({"OUT": out, "SKIP_BUILD": "1", "PATH": "/usr/bin:/bin"}, **env))
+
+    def test_a_run_that_passes_and_a_failed_test_run_counted_in_the_shell(self):
+        out_dir = self.path("out")
+        rc, out, err = self.experiment(out_dir)
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn("gpu_experiment: ok", out)
+        self.stand_in_tests_exit(1)   # fails, and prints nothing about it
+        rc, out, err = self.experiment(out_dir)
+        self.assertEqual(rc, 1, out + err)
+        self.assertIn("gpu_experiment: FAILED", out)
+        self.assertEqual([n for n in os.listdir(out_dir) if n.startswith(".tests_")], [])
+
+    def test_a_tests_log_it_cannot_write_is_refused_not_a_pass(self):
+        out_dir = self.path("out")
+        os.makedirs(os.path.join(out_dir, "tests.log"))   # (its tests' verdicts were read back from that file)
+        self.stand_in_tests_exit(1)
+        rc, out, err = self.experiment(out_dir)
+        self.assertEqual(rc, 2, out + err)
+        self.assertNotIn("gpu_experiment: ok", out)
+
+    def test_a_users_files_in_out_are_not_deleted(self):
+        out_dir = self.path("out")
+        mine = [self.write(os.path.join(out_dir, "tests_%d.tmp" % i), "mine\n") for i in range(3)]
+        rc, out, err = self.experiment(out_dir)
+        self.assertEqual(rc, 0, out + err)
+        for path in mine:
+            self.assertEqual(self.read(path), b"mine\n")
+
+    def test_a_bad_skip_build_or_argument_is_exit_2(self):
+        for env, args in (({"SKIP_BUILD": "yes"}, []), ({}, ["now"])):
+            rc, out, err = run(["bash", self.script] + args, env=dict({"OUT": self.path("o")}, **env))
+            self.assertEqual(rc, 2, out + err)
+            self.assertFalse(os.path.exists(self.path("o", "bench.log")))
+
+
+class TreeFastExperimentsTest(Case):
+    """ch12/extras/tree/fast_experiments.sh (issue 30): its numbers are whole
+    numbers without leading zeros (REPEATS=08 ran nothing and passed), OUT is
+    checked by the write policy, failures are counted in the shell."""
+
+    def setUp(self):
+        super().setUp()
+        self.bin = self.path("bin")
+        want = ("checksum: 4027056128\nnodes: gen 1048575, sort 401604605, total 402653180\n"
+                "every reserved heap node written: yes\ntime (ms): gen 1.0, sort 11.4, total 12.4\n")
+        self.write(os.path.join(self.bin, "tree_bitonic_gpu"), "#!/bin/sh\nprintf '%s'\n" % want.replace("\n", "\\n"),
+                   0o755)
+
+    def experiments(self, out, **env):
+        base = {"OUT": out, "BUILD_DIR": self.bin, "STEPS": "time", "DEPTHS": "20", "REPEATS": "2",
+                "DESIGNS": "default|\nclassic kernel (as it was)|--kernel classic"}
+        return run(["bash", os.path.join("ch12", "extras", "tree", "fast_experiments.sh")], cwd=REPO,
+                   env=dict(base, **env))
+
+    def test_runs_counted_and_a_failed_run_is_exit_1(self):
+        rc, out, err = self.experiments(self.path("out"))
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn("median of 2", out)
+        self.assertIn("failed: 0", out)
+        self.write(os.path.join(self.bin, "tree_bitonic_gpu"), "#!/bin/sh\necho 'checksum: 1'\nexit 1\n", 0o755)
+        rc, out, err = self.experiments(self.path("out"))
+        self.assertEqual(rc, 1, out + err)
+        self.assertIn("failed: 4", out)
+
+    def test_numbers_with_leading_zeros_or_out_of_range_are_exit_2(self):
+        for name, value in (("REPEATS", "08"), ("TIME_S", "09"), ("REPEATS", "0"), ("JOBS", "1.5"),
+                            ("TESTS_S", "99999999999999999999"), ("PROBE_BIG_MB", "abc")):
+            rc, out, err = self.experiments(self.path("o"), **{name: value})
+            self.assertEqual(rc, 2, name + value + out + err)
+            self.assertIn(name, err)
+            self.assertFalse(os.path.exists(self.path("o", "runs.log")))
+
+    def test_an_out_it_cannot_write_or_holding_a_tracked_file_is_refused(self):
+        self.write(self.path("a file"), "x")
+        for out_dir in (self.path("a file"), self.path("a file", "out"), ""):
+            rc, out, err = self.experiments(out_dir)
+            self.assertEqual(rc, 2, out + err)
+        self.assertEqual(self.read(self.path("a file")), b"x")
+        # OUT = a folder of the checkout where table.txt is tracked: a copy with git, never this checkout.
+        other = fake_checkout(self.path("other"))
+        self.write(os.path.join(other, "table.txt"), "tracked\n")
+        from testing_support import git
+        git(other, "add", "table.txt")
+        git(other, "commit", "-q", "-m", "a table")
+        rc, out, err = self.experiments(other)
+        self.assertEqual(rc, 2, out + err)
+        self.assertEqual(self.read(os.path.join(other, "table.txt")), b"tracked\n")
+
+
 class LibraryRulesTest(Case):
     """Item 11: library_rules.py finds every way to end the process."""
 
