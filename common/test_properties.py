@@ -22,6 +22,7 @@ an interpreter that has it, and without one it reports Skipped (77).
     python3 common/test_properties.py        (CTest: unit_policy_properties)
 """
 
+import json
 import os
 import shutil
 import signal
@@ -300,16 +301,34 @@ class ToolPathProperties(unittest.TestCase):
         if tool == "remove_scratch":
             return [PY, os.path.join(HERE, "delete_policy.py"), "remove-scratch", "--tool", "standalone_build",
                     "--marker", ".standalone_build", path], scratch_ok, []
+        if tool == "run_all_json":
+            return [os.path.join(REPO, "run_all.sh"), "--no-build", "--exercises", "--json", path], [real], []
+        if tool == "run_all_handout":   # (a new folder only: never one that was there)
+            return ([os.path.join(REPO, "run_all.sh"), "--no-build", "--handout", path],
+                    [] if os.path.lexists(real) else [real], [])
         raise AssertionError(tool)
+
+    @classmethod
+    def run_all_build(cls):
+        """A stand-in build folder for run_all.sh, outside the world: one exercise, not built."""
+        if getattr(cls, "build", None) is None:
+            cls.keep_build = tempfile.TemporaryDirectory(prefix="ch12 properties build ")
+            cls.build = cls.keep_build.name
+            row = {"id": "ex1", "name": "ex1_descending", "section": "12.1", "kind": "GPU", "group": "exercise",
+                   "what": "exercise 1", "of": "", "starter_as_shipped": True, "expect_lines": [],
+                   "runs": [{"mode": "run", "record": {"unbuilt": "ex1_descending: a stand-in"}}]}
+            with open(os.path.join(cls.build, "ch12_programs.json"), "w") as f:
+                json.dump({"source_dir": REPO, "cuda": {"configured": False, "reason": "a stand-in"}, "rows": [row]}, f)
+        return cls.build
 
     @settings(max_examples=40, **PROPERTY_SETTINGS)
     @given(tool=st.sampled_from(["stdout_to", "update", "plot_sort", "plot_multi_gpu", "standalone",
-                                 "remove_scratch"]), path=paths)
+                                 "remove_scratch", "run_all_json", "run_all_handout"]), path=paths)
     def test_no_tool_loses_what_it_did_not_make(self, tool, path):
         root = World.make()
         before, tracked_files = World.pristine, World.tracked
         command, allowed, inputs = self.tool_command(tool, path, root)
-        env = dict(os.environ, PYTHONPATH=World.stubs)
+        env = dict(os.environ, PYTHONPATH=World.stubs, CH12_BUILD_DIR=self.run_all_build())
         p = subprocess.run(command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
         err = p.stderr.decode(errors="replace")
         try:
