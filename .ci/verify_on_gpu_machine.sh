@@ -21,6 +21,9 @@
 #   tree      the tree README's table: ch12/extras/tree/gpu_experiments.sh,
 #             steps TREE_STEPS (default "table deep")
 #   ncu       ncu on the default tree evaluator at depth 20 (the same script)
+# It works in the repository it belongs to, wherever it is started from. A
+# step that fails makes the overall status 1 (setup included: a missing .gl/
+# file is a failure, not a dpkg message).
 set -uo pipefail
 for step in "$@"; do
   case $step in
@@ -30,21 +33,53 @@ for step in "$@"; do
   esac
 done
 [ $# -gt 0 ] || { echo "usage: verify_on_gpu_machine.sh STEP... (see the comment at its top)" >&2; exit 2; }
+here=$PWD
+cd "$(dirname "$0")/.." || exit 2
 out=${OUT:-$PWD/gpu-logs}
-mkdir -p "$out"
+case $out in /*) ;; *) out=$here/$out ;; esac
+mkdir -p "$out" || exit 2
+# Its files may not be ones git tracks, nor a golden (common/write_policy.py).
+python3 common/write_policy.py check "$out"/{summary.txt,workflow.log,config.log,long.log,sanitize.log} \
+  "$out"/{bench.csv,bench.txt,bench.png,glsl.txt,tree_steps.txt,tree_ncu.txt,tree.txt,tree_table.txt} ||
+  { echo "verify_on_gpu_machine.sh: OUT=$out: see above" >&2; exit 2; }
 b=build
 status=0
 note() { echo "== $*" | tee -a "$out/summary.txt"; }
 grab() { grep -E "$1" "$2" | tee -a "$out/summary.txt"; }
+# extract DEST PATTERN...: dpkg -x of the one .gl/ file each pattern names; 1 if one is missing or fails.
+extract() {
+  local dest=$1 pattern f rc=0
+  shift
+  for pattern in "$@"; do
+    set -- $pattern
+    if [ $# -ne 1 ] || [ ! -f "$1" ]; then
+      echo "setup: no $pattern (carry .gl/ with the .deb files: see the comment at the top)" >&2
+      rc=1
+      continue
+    fi
+    dpkg -x "$1" "$dest" || { echo "setup: dpkg -x $1 $dest failed" >&2; rc=1; }
+  done
+  return $rc
+}
 
 for step in "$@"; do
   case $step in
     setup)
+      r=0
       for f in .gl/libvulkan1_*.deb .gl/libegl1_*.deb .gl/libglvnd0_*.deb .gl/libopengl0_*.deb .gl/libgl1_*.deb \
-               .gl/libglx0_*.deb .gl/libgles2_*.deb; do dpkg -x "$f" /; done
-      ldconfig
-      mkdir -p /opt/ch12vk
-      for f in .gl/glslc_*.deb .gl/libshaderc1_*.deb .gl/libvulkan-dev_*.deb; do dpkg -x "$f" /opt/ch12vk; done
+               .gl/libglx0_*.deb .gl/libgles2_*.deb .gl/glslc_*.deb .gl/libshaderc1_*.deb .gl/libvulkan-dev_*.deb; do
+        [ -f "$f" ] || { echo "setup: no $f (carry .gl/ with the .deb files: see the comment at the top)" >&2; r=1; }
+      done
+      if [ $r -ne 0 ]; then
+        note "setup: FAILED: .gl/ lacks files (nothing was installed)"
+        status=1
+        continue
+      fi
+      extract / ".gl/libvulkan1_*.deb" ".gl/libegl1_*.deb" ".gl/libglvnd0_*.deb" ".gl/libopengl0_*.deb" \
+              ".gl/libgl1_*.deb" ".gl/libglx0_*.deb" ".gl/libgles2_*.deb" || r=1
+      ldconfig || r=1
+      mkdir -p /opt/ch12vk || r=1
+      extract /opt/ch12vk ".gl/glslc_*.deb" ".gl/libshaderc1_*.deb" ".gl/libvulkan-dev_*.deb" || r=1
       export PATH=/opt/ch12vk/usr/bin:$PATH
       export LD_LIBRARY_PATH=/opt/ch12vk/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
       export VULKAN_SDK=/opt/ch12vk/usr
@@ -55,17 +90,25 @@ for step in "$@"; do
         python3 -c "import lzma, shutil, sys; shutil.copyfileobj(lzma.open('.gl/node.xz'), open('/usr/local/bin/node', 'wb'))"
         chmod +x /usr/local/bin/node
       fi
-      note "setup: libvulkan.so.1 found $(ldconfig -p | grep -c libvulkan.so.1) times, glslc $(command -v glslc), node $(node --version 2>&1)" ;;
+      command -v glslc >/dev/null 2>&1 || r=1
+      note "setup: $([ $r -eq 0 ] && echo ok || echo FAILED): libvulkan.so.1 found $(ldconfig -p | grep -c libvulkan.so.1) times, glslc $(command -v glslc), node $(node --version 2>&1)"
+      [ $r -eq 0 ] || status=1 ;;
     info)
       { nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
         nvcc --version | tail -1; cmake --version | head -1; command -v compute-sanitizer; date -u; } 2>&1 \
         | tee -a "$out/summary.txt" ;;
     workflow)
-      # It starts from an empty build/ (this script is for the GPU machine's
-      # fresh copy of the tree: do not run it where build/ is yours).
-      # JOBS=N: the same three steps as the workflow preset, with N jobs
-      # for the build and the tests instead of the presets' 8.
-      rm -rf $b
+      # It starts from an empty build/: one that CI's scripts made (.ci/run or
+      # this one: common/delete_policy.py's marker .ci_build in it) is deleted
+      # and made again; any other build/ is refused (the step fails, nothing is
+      # deleted: move it away). JOBS=N: the same three steps as the workflow
+      # preset, with N jobs for the build and the tests instead of the presets' 8.
+      if ! python3 common/delete_policy.py remove-scratch --tool ci-build --marker .ci_build "$b" ||
+         ! python3 common/delete_policy.py make-scratch --tool ci-build --marker .ci_build "$b"; then
+        note "the default workflow: NOT RUN (see the line above)"
+        status=1
+        continue
+      fi
       start=$(date +%s)
       if [ -n "${JOBS:-}" ]; then
         { cmake --preset default && cmake --build --preset default -j "$JOBS" && ctest --preset default -j "$JOBS"; } \
@@ -93,7 +136,8 @@ for step in "$@"; do
       $b/bitonic_sort_bench ${BENCH_ARGS:---sizes 10-26 --batched --runs 5} --csv "$out/bench.csv" >"$out/bench.txt" 2>&1
       r=$?; note "bench: exit $r"; tail -3 "$out/bench.txt" | tee -a "$out/summary.txt"
       [ $r -eq 0 ] || status=1
-      python3 ch12/extras/sort/plot_bench.py "$out/bench.csv" "$out/bench.png" >>"$out/summary.txt" 2>&1 ;;
+      python3 ch12/extras/sort/plot_bench.py "$out/bench.csv" "$out/bench.png" >>"$out/summary.txt" 2>&1
+      r=$?; [ $r -eq 0 ] || [ $r -eq 77 ] || status=1 ;;  # 77: no matplotlib there, the CSV stands
     glsl)
       $b/glsl_bitonic_sort --bench ${GLSL_BENCH:-16,20,22} --runs 7 >"$out/glsl.txt" 2>&1
       r=$?; note "glsl bench: exit $r"; cat "$out/glsl.txt" | tee -a "$out/summary.txt"

@@ -32,6 +32,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import supervisor  # noqa: E402  (every program it runs: started, stopped, and stopped on a signal)
+
 
 def stand_in(usage_file):
     with open(usage_file, "rb") as f:
@@ -52,7 +55,7 @@ def main():
     problems = []
 
     if a.ctest:
-        p = subprocess.run([a.ctest, "--test-dir", a.build_dir, "--show-only=json-v1"],
+        p = supervisor.run([a.ctest, "--test-dir", a.build_dir, "--show-only=json-v1"],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
         names = {t["name"] for t in json.loads(p.stdout.decode())["tests"]}
         known = {t["test"] for t in recorded}
@@ -66,7 +69,7 @@ def main():
     def usage_of(program):
         key = tuple(program)
         if key not in usages:
-            helped = subprocess.run(program + ["--help"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            helped = supervisor.run(program + ["--help"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE, timeout=60)
             text = helped.stdout.decode("utf-8", errors="replace")
             if helped.returncode != 0 or "usage:" not in text.lower():
@@ -84,7 +87,7 @@ def main():
         if usage is None:
             return "%s: %s" % (t["test"], where)
         standin = [sys.executable, os.path.abspath(__file__), "--stand-in", where]
-        p = subprocess.run(t["compare"] + t["check"] + ["--"] + standin + t["args"], stdin=subprocess.DEVNULL,
+        p = supervisor.run(t["compare"] + t["check"] + ["--"] + standin + t["args"], stdin=subprocess.DEVNULL,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
         if p.returncode == 0:
             found = [c.split("=", 1)[1] for c in t["check"]
@@ -122,4 +125,6 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    if sys.argv[1:2] == ["--stand-in"]:
+        sys.exit(stand_in(sys.argv[2]))
+    sys.exit(supervisor.main(main, "check_usage_tests.py"))

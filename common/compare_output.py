@@ -17,21 +17,25 @@ Exit status (what CTest sees):
         GPU, no Vulkan device, too little memory), which the tests register
         with CTest as SKIP_RETURN_CODE
 
-The program runs in a session (and process group) of its own; on a timeout,
-and when this tool gets SIGINT or SIGTERM (it then exits 130 or 143), the whole
-group is killed, so a program that started children (run_all.sh does) leaves
-none behind. A process that leaves the group (setsid) cannot be reached: if one
-still holds the program's output open after the group is gone, the verdict is
-FAIL and says so, instead of waiting for it.
+The program is started and stopped by common/supervisor.py: it runs in a
+session (and process group) of its own; on a timeout, and when this tool gets
+SIGINT, SIGTERM, SIGHUP or SIGQUIT (it then exits 128 + the signal: 130, 143,
+129, 131), it gets SIGTERM and 10 seconds to stop what it started itself
+(page_output.py closes its browser), then everything descended from it --
+processes in sessions of their own too -- is stopped, so nothing it started
+outlives this tool. A process it started that still holds its output open
+2 s after it exited makes the verdict FAIL (and is stopped).
 
 Byte for byte means it: a CRLF line end does not equal the golden's LF (the
 diff shows a carriage return as '␍').
 
 --update writes the golden from the program's stdout, only after the expected
-exit status (--expect-exit, default 0), through a temporary file renamed into
-place -- and never over a golden named after a numbered listing or trap
-(NN_name.txt or NN_name.replay.txt, in whatever folder, through whatever link):
-those hold the book's sample output, or a trap's, which no tool may change.
+exit status (--expect-exit, default 0), through common/write_policy.py: a
+temporary file beside it, renamed into place with the golden's old mode --
+never over a golden named after a numbered listing or trap (NN_name.txt or
+NN_name.replay.txt, in whatever folder, through whatever link): those hold the
+book's sample output, or a trap's, which no tool may change; and never over a
+file git tracks that is not a golden (a source, README.md).
 
 Checks:
     --golden FILE              stdout must equal FILE
@@ -47,67 +51,39 @@ Checks:
                                golden too): for lines that name the device
 Running:
     --stdout-to FILE           send the program's stdout to FILE (not checked;
-                               e.g. /dev/full to check write errors)
+                               e.g. /dev/full to check write errors). A file
+                               is written through the write policy: into a
+                               temporary file, put in place once the program
+                               has run to its end (not when it cannot start,
+                               times out or is interrupted); never a file git
+                               tracks, a golden, or the program itself
     --env NAME=VALUE           set a variable for the program (repeatable)
-    --limit-memory BYTES       cap the program's address space (RLIMIT_AS; > 0)
-    --timeout SECONDS          default 60
+    --limit-memory BYTES       cap the program's address space (RLIMIT_AS; > 0,
+                               at most what setrlimit takes here)
+    --timeout SECONDS          default 60 (> 0, finite, at most 24 days)
     --show                     print the program's output before the verdict
 """
 
 import argparse
 import difflib
-import glob
-import math
 import os
-import re
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import process_group  # noqa: E402
+import arguments  # noqa: E402
+import supervisor  # noqa: E402
+import write_policy  # noqa: E402
+from write_policy import PROTECTED_NAME, book_golden_names, is_book_golden, is_protected_golden  # noqa: E402,F401
 
 SKIP = 77
 PASS, FAIL, ERROR = 0, 1, 2
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-
-
-def book_golden_names(repo=REPO):
-    """The golden file names that hold the book's sample output: one per
-    numbered lesson listing in ch12/ (and its --replay variant, the book's
-    output between the replay's two label lines)."""
-    names = set()
-    for path in glob.glob(os.path.join(repo, "ch12", "[0-9][0-9]_*.c*")):
-        stem, ext = os.path.splitext(os.path.basename(path))
-        if ext in (".cpp", ".cu"):
-            names.add(stem + ".txt")
-            names.add(stem + ".replay.txt")
-    return names
-
-
-def is_book_golden(path, repo=REPO):
-    """True when `path` is (or links to) one of the book's goldens of this checkout."""
-    real = os.path.realpath(path)
-    golden_dir = os.path.realpath(os.path.join(repo, "expected_output"))
-    return os.path.dirname(real) == golden_dir and os.path.basename(real) in book_golden_names(repo)
-
-
-# A numbered listing's or trap's golden: 58_bitonic_split_cpu_baseline.txt,
-# 59_trap_adjacent_pairs.replay.txt, ...
-PROTECTED_NAME = re.compile(r"^[0-9]+_[^/]*\.txt$")
-
-
-def is_protected_golden(path):
-    """True when `path`, or the file it links to, is named like a numbered
-    listing's or trap's golden (NN_*.txt, NN_*.replay.txt), wherever it is:
-    in this checkout, in another clone, or a copy."""
-    names = (os.path.basename(path), os.path.basename(os.path.realpath(path)))
-    return any(PROTECTED_NAME.match(n) for n in names)
 
 
 def mask(data: bytes, prefixes) -> bytes:
@@ -154,34 +130,17 @@ def tail(data: bytes, lines: int = 20) -> str:
     return "\n".join("    " + l for l in text.splitlines()[-lines:])
 
 
-def positive_seconds(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("wants a number of seconds, not %r" % text)
-    if not (value > 0 and math.isfinite(value)):
-        raise argparse.ArgumentTypeError("wants a positive number of seconds, not %r" % text)
-    return value
+# The command line's numbers (common/arguments.py: the same rules in every tool).
+positive_seconds = arguments.seconds
+whole_number = arguments.whole()
+positive_bytes = arguments.memory_bytes
 
 
-def whole_number(text):
-    if not re.fullmatch(r"[0-9]+", text or ""):
-        raise argparse.ArgumentTypeError("wants a whole number, not %r" % text)
-    return int(text)
+class Parser(arguments.Parser):
+    """Bad arguments are ERROR (2), with the usage and one line."""
 
-
-def positive_bytes(text):
-    value = whole_number(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError("wants a positive number of bytes, not 0 (to set no limit, leave it out)")
-    return value
-
-
-class Parser(argparse.ArgumentParser):
-    def error(self, message):  # bad arguments are ERROR (2), with the usage
-        self.print_usage(sys.stderr)
-        print("compare_output: ERROR: %s" % message, file=sys.stderr)
-        sys.exit(ERROR)
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, error_prefix="compare_output: ERROR", **kwargs)
 
 
 # After the program's process group is gone, how long its output may stay open
@@ -198,21 +157,15 @@ def _drain(pipe, chunks):
 
 
 def run(command, env, timeout, out_file, limit_memory):
-    """Runs the command in a session of its own; returns (rc, stdout, stderr,
-    timed_out, escaped). On a timeout, or on SIGINT/SIGTERM (Interrupted, raised
-    on), the whole process group is killed; after the program ends, whatever is
-    left of its group is killed too. escaped: a process outside the group still
-    held the output open ESCAPED_GRACE seconds after the group was gone."""
-
-    def child_setup():
-        if limit_memory:
-            import resource
-            resource.setrlimit(resource.RLIMIT_AS, (limit_memory, limit_memory))
-
-    proc = subprocess.Popen(command, stdin=subprocess.DEVNULL,
-                            stdout=out_file if out_file else subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=env, start_new_session=True,
-                            preexec_fn=child_setup if limit_memory else None)
+    """Runs the command through the supervisor; returns (rc, stdout, stderr,
+    timed_out, escaped). On a timeout it is stopped (SIGTERM, a grace, then
+    SIGKILL to all it started); after it ends, whatever it left is stopped
+    too. escaped: a process it started still held its output open
+    ESCAPED_GRACE seconds after it ended (that process is stopped as well).
+    An interrupt (supervisor.Interrupted) goes up to main(), which stops it."""
+    proc = supervisor.start(command, stdin=subprocess.DEVNULL,
+                            stdout=out_file if out_file is not None else subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env, limit_memory=limit_memory)
     outputs = []
     readers = []
     for pipe in (proc.stdout, proc.stderr):
@@ -224,32 +177,28 @@ def run(command, env, timeout, out_file, limit_memory):
             readers.append(t)
     timed_out = False
     try:
-        try:
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-    finally:
-        # Nothing the program started may outlive it (nor an interrupted run).
-        process_group.kill(proc)
-        proc.wait()
-    deadline = time.monotonic() + ESCAPED_GRACE
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+    escaped = False
+    if not timed_out:
+        deadline = time.monotonic() + ESCAPED_GRACE
+        for t in readers:
+            t.join(max(0.0, deadline - time.monotonic()))
+        escaped = any(t.is_alive() for t in readers)
+    # Nothing the program started may outlive it (nor a program that ran too long).
+    supervisor.stop(proc)
     for t in readers:
-        t.join(max(0.0, deadline - time.monotonic()))
-    escaped = any(t.is_alive() for t in readers)
+        t.join(ESCAPED_GRACE)
+    escaped = escaped or any(t.is_alive() for t in readers)
     return proc.returncode, b"".join(outputs[0]), b"".join(outputs[1]), timed_out, escaped
 
 
 def main(argv=None) -> int:
-    """Runs the check; SIGINT or SIGTERM stops the program (and its group) and
-    makes it 130 or 143."""
-    try:
-        with process_group.signals_interrupt():
-            return check(argv)
-    except process_group.Interrupted as e:
-        sys.stdout.flush()
-        print("compare_output: interrupted by %s: the program under test and its process group were stopped"
-              % e.name, file=sys.stderr)
-        return e.exit_status
+    """Runs the check; SIGINT, SIGTERM, SIGHUP or SIGQUIT stops the program
+    (and all it started) and makes it 128 + the signal."""
+    return supervisor.main(lambda: check(argv), "compare_output",
+                           "the program under test and everything it started were stopped")
 
 
 def refuse(message):
@@ -265,7 +214,7 @@ def check(argv) -> int:
     parser.add_argument("--update", action="store_true",
                         help="write the golden from the program's stdout (only after the expected exit; "
                              "never a numbered listing's or trap's golden)")
-    parser.add_argument("--expect-exit", type=whole_number, default=0, metavar="N")
+    parser.add_argument("--expect-exit", type=arguments.exit_status, default=0, metavar="N")
     parser.add_argument("--expect-line", action="append", default=[], metavar="TEXT")
     parser.add_argument("--expect-line-prefix", action="append", default=[], metavar="TEXT")
     parser.add_argument("--expect-empty-stdout", action="store_true")
@@ -284,6 +233,7 @@ def check(argv) -> int:
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
         parser.error("no program to run")
+    update_target = None
     if args.update:
         if not args.golden:
             parser.error("--update needs --golden")
@@ -296,6 +246,11 @@ def check(argv) -> int:
         folder = os.path.dirname(os.path.abspath(args.golden))
         if not os.path.isdir(folder):
             return refuse("cannot --update %s: the folder %s does not exist" % (args.golden, folder))
+        try:
+            update_target = write_policy.check(args.golden, inputs=[program_path(command[0])],
+                                               update_golden=True, what="golden")
+        except write_policy.Refused as e:
+            return refuse("refusing to --update: %s" % e)
     checks = (args.golden or args.expect_line or args.expect_line_prefix or args.expect_empty_stdout
               or args.expect_stderr_contains or args.expect_stderr_lines is not None
               or args.stdout_to is not None)
@@ -320,21 +275,33 @@ def check(argv) -> int:
             parser.error("--env wants NAME=VALUE, got %r" % item)
         env[name] = value
 
-    out_file = None
+    output = None
     if args.stdout_to is not None:
         try:
-            out_file = open(args.stdout_to, "wb")
+            target = write_policy.check(args.stdout_to, inputs=[program_path(command[0])], what="--stdout-to file")
+        except write_policy.Refused as e:
+            return refuse("cannot open --stdout-to %s for the program's output: %s" % (args.stdout_to, e))
+        output = write_policy.Output(target, recheck={"inputs": [program_path(command[0])],
+                                                      "what": "--stdout-to file"})
+        try:
+            output.open()
         except OSError as e:
             return refuse("cannot open --stdout-to %s for the program's output: %s" % (args.stdout_to, e.strerror))
 
     name = os.path.basename(command[0])
     try:
-        rc, stdout, stderr, timed_out, escaped = run(command, env, args.timeout, out_file, args.limit_memory)
-    except OSError as e:
-        return refuse("cannot run %s: %s" % (command[0], e.strerror))
+        try:
+            rc, stdout, stderr, timed_out, escaped = run(command, env, args.timeout, output, args.limit_memory)
+        except OSError as e:
+            return refuse("cannot run %s: %s" % (command[0], e.strerror))
+        if output is not None and not timed_out:
+            try:
+                output.commit()   # the program ran to its end: its output goes in place
+            except (OSError, write_policy.Refused) as e:
+                return refuse("cannot write --stdout-to %s: %s" % (args.stdout_to, getattr(e, "strerror", None) or e))
     finally:
-        if out_file:
-            out_file.close()
+        if output is not None:
+            output.discard()
 
     if args.show:
         sys.stdout.write(stdout.decode("utf-8", errors="backslashreplace"))
@@ -342,15 +309,15 @@ def check(argv) -> int:
             sys.stdout.write(stderr.decode("utf-8", errors="backslashreplace"))
         sys.stdout.flush()
 
-    held = ("; but a process it started outside its process group (a session of its own, setsid) still held "
-            "its output open %g s after the group was stopped, and may still be running" % ESCAPED_GRACE)
     if timed_out:
-        print("FAIL: %s ran past the %g s timeout; it and everything in its process group were stopped%s"
-              % (name, args.timeout, held if escaped else ""))
+        print("FAIL: %s ran past the %g s timeout; it and everything it started (in sessions of their own too) "
+              "were stopped" % (name, args.timeout))
         print("  stdout so far:\n" + tail(stdout))
         return FAIL
     if escaped:
-        print("FAIL: %s %s%s; its output may be incomplete" % (name, describe_exit(rc), held))
+        print("FAIL: %s %s; but a process it started still held its output open %g s after it ended (it was "
+              "stopped: a program must not leave processes behind); its output may be incomplete"
+              % (name, describe_exit(rc), ESCAPED_GRACE))
         return FAIL
 
     if rc == SKIP and args.expect_exit != SKIP:
@@ -365,7 +332,7 @@ def check(argv) -> int:
         return FAIL
 
     if args.update:
-        return update(args.golden, stdout)
+        return update(update_target, stdout)
 
     failures = []
     if golden is not None:
@@ -407,25 +374,27 @@ def check(argv) -> int:
     return PASS
 
 
-def update(golden, stdout):
-    """Writes the golden through a temporary file in its folder, renamed into
-    place at the end; the temporary file never outlives a failure."""
-    folder = os.path.dirname(os.path.abspath(golden))
+def program_path(program):
+    """The file of the program to run (the output may not be it), or None."""
+    if os.sep in program:
+        return program
+    import shutil
+    return shutil.which(program)
+
+
+def update(target, stdout):
+    """Writes the golden through the write policy: a temporary file beside it,
+    renamed into place with the golden's old mode (0644 for a new one); the
+    temporary file never outlives a failure or an interrupt."""
     try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".golden.")
+        with write_policy.Output(target, recheck={"update_golden": True, "what": "golden"}) as out:
+            out.file.write(stdout)
+            out.commit()
     except OSError as e:
-        return refuse("cannot --update %s: %s" % (golden, e.strerror))
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(stdout)
-        os.replace(tmp, golden)
-    except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        return refuse("cannot --update %s: %s" % (golden, e.strerror))
-    print("UPDATED: %s (%d bytes)" % (golden, len(stdout)))
+        return refuse("cannot --update %s: %s" % (target.given, e.strerror))
+    except write_policy.Refused as e:
+        return refuse("refusing to --update: %s" % e)
+    print("UPDATED: %s (%d bytes)" % (target.given, len(stdout)))
     return PASS
 
 

@@ -1,57 +1,33 @@
-"""What every tool that starts a program under test does with it: the program
-runs in a session (and process group) of its own; a timeout, SIGINT or SIGTERM
-kills that whole group; and an interrupted tool exits 130 (SIGINT) or 143
-(SIGTERM) with one line, never a traceback.
+"""The earlier name of the process rules, kept so that code written against
+it still works: everything here is common/supervisor.py's now (start, stop,
+main; common/README.md states the rules). New code imports supervisor.
 
-    with process_group.signals_interrupt():      # SIGINT/SIGTERM raise Interrupted
-        proc = subprocess.Popen(..., start_new_session=True)
-        try:
-            proc.wait()
-        finally:
-            process_group.kill(proc)              # the program and all it started
+    signals_interrupt()   supervisor.install(): SIGINT, SIGTERM, SIGHUP and
+                          SIGQUIT raise Interrupted (the first one only)
+    kill(proc)            supervisor.stop(proc): the program and all it started
 """
 
 import os
 import signal
-import threading
+import sys
 from contextlib import contextmanager
 
-SIGNALS = (signal.SIGINT, signal.SIGTERM)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import supervisor  # noqa: E402
 
-
-class Interrupted(Exception):
-    """SIGINT or SIGTERM arrived; exit_status is what the tool should exit with."""
-
-    def __init__(self, signum):
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
-        self.name = signal.Signals(signum).name
-        self.exit_status = 128 + signum
-
-
-def _raise(signum, _frame):
-    raise Interrupted(signum)
+SIGNALS = supervisor.SIGNALS
+Interrupted = supervisor.Interrupted
 
 
 @contextmanager
 def signals_interrupt():
-    """Within: SIGINT and SIGTERM raise Interrupted (in the main thread; in any
-    other thread this does nothing). The previous handlers come back after."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = {s: signal.signal(s, _raise) for s in SIGNALS}
-    try:
-        yield
-    finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
+    """Within (and after: the handlers stay): the four signals raise Interrupted."""
+    supervisor.install()
+    yield
 
 
 def kill(proc, sig=signal.SIGKILL):
-    """Sends sig to the process group of proc (started with
-    start_new_session=True), which is gone already or not."""
-    try:
-        os.killpg(proc.pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
+    """Stops proc and everything it started (supervisor.stop); sig is ignored:
+    the supervisor sends SIGTERM, then SIGKILL after its grace (none if sig is
+    SIGKILL)."""
+    supervisor.stop(proc, grace=0 if sig == signal.SIGKILL else None)

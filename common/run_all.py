@@ -7,21 +7,22 @@ list, and a row runs exactly that (with --show added, so that the program's
 output is seen). Nothing about a check is re-derived here.
 """
 
+import argparse
 import fcntl
 import json
 import os
 import platform
 import re
 import shutil
-import signal
-import stat
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import process_group  # noqa: E402  (SIGINT/SIGTERM as an exception; a program's whole group stopped)
+import supervisor  # noqa: E402  (the four signals as an exception; a child and all it started stopped)
+import arguments  # noqa: E402  (paths: not empty, no NUL)
+import delete_policy  # noqa: E402  (the handout's folder: made in this run, removed if the run does not finish)
+import write_policy  # noqa: E402  (--json's file; the handout's files)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -80,8 +81,9 @@ Each row runs exactly the command of its CTest test, as the build exported
 it (ch12_programs.json in the build folder). Exit status: 0 when nothing
 FAILed, 1 otherwise, 2 for a bad argument or an unknown program (a name is
 looked up in that table, once the build is configured: nothing is built or
-run for a bad one), 130 or 143 when interrupted (what was running is
-stopped first).
+run for a bad one), 128 + the signal when interrupted by SIGINT (130),
+SIGTERM (143), SIGHUP (129: the terminal was closed) or SIGQUIT (131): what
+was running, and all it started, is stopped first.
 
 Environment: CH12_BUILD_DIR -- the build folder to configure, build and run
 (default: build/ next to this script; a relative path is taken from the
@@ -172,34 +174,26 @@ class BuildLock:
 # ---- running a child in its own process group ---------------------------------------------
 
 class Children:
-    """The one child running now, in a session of its own: on an interrupt it
-    is asked to stop (SIGTERM: compare_output.py then stops the program under
-    test), and its whole group is killed if it has not within 5 s."""
+    """The one child running now, through common/supervisor.py: on an
+    interrupt it is asked to stop (SIGTERM: compare_output.py then stops the
+    program under test), and it and all it started are killed if they have
+    not within 10 s."""
     current = None
 
     @classmethod
     def run(cls, argv, cwd=None, capture=True):
-        proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL,
+        proc = supervisor.start(argv, cwd=cwd, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE if capture else None,
-                                stderr=subprocess.STDOUT if capture else None,
-                                start_new_session=True)
+                                stderr=subprocess.STDOUT if capture else None)
         cls.current = proc   # stop() needs it if an interrupt comes
         out, _ = proc.communicate()
+        supervisor.stop(proc)
         cls.current = None
         return proc.returncode, (out or b"").decode("utf-8", errors="backslashreplace")
 
     @classmethod
     def stop(cls):
-        proc = cls.current
-        if proc is None:
-            return
-        process_group.kill(proc, signal.SIGTERM)
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            pass
-        process_group.kill(proc)
-        proc.wait()
+        supervisor.stop_all()
 
 
 # ---- the run ----------------------------------------------------------------------------
@@ -237,6 +231,7 @@ class Runner:
             except (OSError, ValueError) as e:
                 raise Failure("cannot read %s: %s (configure the build again: cmake -S '%s' -B '%s')"
                               % (self.table_path, e, REPO, self.build_dir))
+            check_table_shape(self.table, self.table_path)
             self.table_mtime = mtime
         return self.table
 
@@ -316,6 +311,8 @@ class Runner:
         program = record["program"]
         if record.get("target") and not os.access(program[0], os.X_OK):
             return "FAIL", "not built: %s is missing (build it, or drop --no-build)" % program[0], ""
+        if not all(record.get(k) is not None for k in ("compare", "check", "args")) or not record["compare"]:
+            return "FAIL", "the table holds no check for it (configure the build again)", ""
         compare = record["compare"]
         # An exercise's output is always captured: its verdict is what --json records.
         show = not self.opts["quiet"] or row["group"] == "exercise"
@@ -466,8 +463,10 @@ def parse(argv):
                 bad_argument("option '%s' needs a value (%s)" % (key, "a file" if key == "--json" else "a folder"))
             if opts[key[2:]] is not None:
                 bad_argument("option '%s' was given twice" % key)
-            if value == "":
-                bad_argument("option '%s' needs a value, not an empty one" % key)
+            try:
+                arguments.path(value)
+            except argparse.ArgumentTypeError as e:
+                bad_argument("option '%s' %s" % (key, e))
             opts[key[2:]] = value
         elif arg.startswith("-"):
             bad_argument("unknown option '%s'" % arg)
@@ -479,6 +478,10 @@ def parse(argv):
             bad_argument("--json %s is a folder: give the file to write" % opts["json"])
         if not os.path.isdir(os.path.dirname(path)):
             bad_argument("--json %s: the folder %s does not exist" % (opts["json"], os.path.dirname(path)))
+        try:   # (common/write_policy.py: decided before anything runs)
+            write_policy.check(path, what="--json file")
+        except write_policy.Refused as e:
+            bad_argument(str(e))
         opts["json"] = path
     if opts["handout"] is not None:
         path = os.path.abspath(opts["handout"])
@@ -491,7 +494,8 @@ def parse(argv):
                          "an existing one)" % opts["handout"])
         if not os.path.isdir(os.path.dirname(path)):
             bad_argument("--handout %s: the folder %s does not exist" % (opts["handout"], os.path.dirname(path)))
-        if same_folder(os.path.dirname(path), REPO) or path.startswith(REPO + os.sep):
+        parent, repo = os.path.realpath(os.path.dirname(path)), os.path.realpath(REPO)
+        if parent == repo or parent.startswith(repo + os.sep):   # (through links too)
             bad_argument("--handout %s is inside this checkout: give a folder outside it" % opts["handout"])
         opts["handout"] = path
     return opts
@@ -508,6 +512,38 @@ def check_names(names, known):
         if w not in known:
             bad_argument("no program '%s' (try 58 ... 63, claims, per_element, glsl, ex1 ... ex5, "
                          "or the name of a program in those rows)" % w)
+
+
+def check_table_shape(table, path):
+    """A table of the shape this run_all.sh reads, or a Failure saying so."""
+    def wrong(what):
+        raise Failure("the table %s is not one this run_all.sh can read (%s): configure the build again "
+                      "(cmake -S '%s' -B '%s')" % (path, what, REPO, os.path.dirname(path)))
+    if not isinstance(table, dict) or not isinstance(table.get("rows"), list):
+        wrong("it holds no list of rows")
+    for i, r in enumerate(table["rows"]):
+        if not isinstance(r, dict):
+            wrong("row %d is not an object" % i)
+        for key in ("id", "name", "section", "kind", "group", "what"):
+            if not isinstance(r.get(key), str):
+                wrong("row %d has no text %r" % (i, key))
+        if not isinstance(r.get("runs"), list) or not r["runs"]:
+            wrong("row %s has no runs" % r["name"])
+        for run in r["runs"]:
+            record = run.get("record") if isinstance(run, dict) else None
+            if not isinstance(record, dict) or not isinstance(run.get("mode"), str):
+                wrong("a run of row %s has no mode and record" % r["name"])
+            if record.get("unbuilt") is not None:
+                if not isinstance(record["unbuilt"], str):
+                    wrong("a run of row %s has an 'unbuilt' that is not text" % r["name"])
+                continue  # not built: nothing of it runs
+            for key in ("program", "compare", "check", "args"):
+                if key not in record and key != "program":
+                    continue  # (a record without its check is a FAIL of its row, said when it runs)
+                if not isinstance(record.get(key), list) or not all(isinstance(x, str) for x in record[key]):
+                    wrong("a run of row %s has no list %r" % (r["name"], key))
+            if not record["program"]:
+                wrong("a run of row %s has an empty program" % r["name"])
 
 
 # ---- what --json writes ---------------------------------------------------------------------
@@ -544,36 +580,6 @@ def exercise_results(results):
     return out
 
 
-def write_file_atomically(path, text):
-    """Writes text to path through a temporary file in the same folder,
-    renamed into place (the old file's mode kept; 0644 for a new one). A
-    path that is no regular file, or a file git tracks in this checkout, is
-    refused."""
-    if os.path.lexists(path) and (os.path.islink(path) or not os.path.isfile(path)):
-        raise Failure("%s exists and is not a regular file: not replaced" % path)
-    real = os.path.realpath(path)
-    if real.startswith(os.path.realpath(REPO) + os.sep):
-        rel = os.path.relpath(real, os.path.realpath(REPO))
-        tracked = subprocess.run(["git", "-C", REPO, "ls-files", "--error-unmatch", "--", rel],
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0 \
-            if shutil.which("git") else rel.startswith("expected_output" + os.sep)
-        if tracked:
-            raise Failure("%s is a file of this checkout: not replaced (give another file)" % path)
-    mode = stat.S_IMODE(os.stat(path).st_mode) if os.path.exists(path) else 0o644
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix="." + os.path.basename(path) + ".")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def write_json(path, runner, table, status):
     results = exercise_results(runner.results)
     data = {
@@ -589,7 +595,10 @@ def write_json(path, runner, table, status):
         "solutions": [e for e in results if e["solution"]],
         "rows": runner.results,
     }
-    write_file_atomically(path, json.dumps(data, indent=2) + "\n")
+    try:   # (checked before the run; checked again here, as the run may have taken an hour)
+        write_policy.write_bytes(path, (json.dumps(data, indent=2) + "\n").encode("utf-8"), what="--json file")
+    except write_policy.Refused as e:
+        raise Failure(str(e))
 
 
 # ---- the student handout --------------------------------------------------------------------
@@ -619,7 +628,8 @@ def source_files(repo):
     """The checkout's files, relative: git's list where it is a git checkout,
     else every file except build folders and dot folders."""
     if shutil.which("git") and os.path.exists(os.path.join(repo, ".git")):
-        p = subprocess.run(["git", "-C", repo, "ls-files", "-z"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        p = supervisor.run(["git", "-c", "safe.directory=*", "-C", repo, "ls-files", "-z"], timeout=120,
+                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         if p.returncode == 0:
             return sorted(f for f in p.stdout.decode("utf-8", "surrogateescape").split("\0") if f)
     files = []
@@ -641,7 +651,15 @@ def make_handout(folder, table):
                       "handout must hand out the starters as shipped -- 'git checkout' them first, or record "
                       "their new hashes in ch12/exercises/CMakeLists.txt" % ", ".join(edited))
     files = [f for f in source_files(REPO) if not any(f == x or f.startswith(x) for x in HANDOUT_LEFT_OUT)]
-    os.mkdir(folder)  # a new folder: made by this run, removed by it if the run does not finish
+    # A new folder, made by this run (common/delete_policy.py): removed by it
+    # -- and by nothing else -- if the run does not finish (an error, a signal).
+    try:
+        delete_policy.made_folder(folder, unfinished=True)
+    except FileExistsError:
+        raise Failure("--handout %s already exists: give a new folder (nothing is written into, or over, an existing "
+                      "one)" % folder, status=2)
+    except OSError as e:
+        raise Failure("cannot make the handout folder %s: %s" % (folder, e.strerror))
     try:
         copied = 0
         for rel in files:
@@ -649,14 +667,19 @@ def make_handout(folder, table):
             if not os.path.lexists(src) or os.path.isdir(src):
                 continue  # listed by git, deleted in the working tree
             dst = os.path.join(folder, rel)
-            os.makedirs(os.path.dirname(dst), exist_ok=True)
-            shutil.copy2(src, dst, follow_symlinks=False)
+            parent = os.path.dirname(dst)
+            if not os.path.isdir(parent):
+                os.makedirs(parent)   # (inside the folder made above: its own)
+            write_policy.new_file(dst, source=src)
             copied += 1
-        with open(os.path.join(folder, "HANDOUT.md"), "x", encoding="utf-8") as f:
-            f.write(HANDOUT_NOTE)
+        write_policy.new_file(os.path.join(folder, "HANDOUT.md"), HANDOUT_NOTE.encode("utf-8"))
+    except (OSError, write_policy.Refused) as e:
+        delete_policy.remove(folder)
+        raise Failure("the handout could not be made (%s): nothing of it is left" % e)
     except BaseException:
-        shutil.rmtree(folder, ignore_errors=True)
+        delete_policy.remove(folder)
         raise
+    delete_policy.finished(folder)
     print("the student handout is in %s: %d files of this checkout, and HANDOUT.md" % (folder, copied))
     print("left out: %s" % ", ".join(HANDOUT_LEFT_OUT))
     print("every exercise's starter is as shipped (%s); to see them as a student will:"
@@ -669,47 +692,50 @@ def main(argv):
     opts = parse(argv)
     build_dir = os.environ.get("CH12_BUILD_DIR") or os.path.join(REPO, "build")
     build_dir = os.path.abspath(build_dir)
-    with process_group.signals_interrupt():
-        runner = Runner(opts, build_dir)
-        try:
-            if opts["build"]:
-                os.makedirs(build_dir, exist_ok=True)
-            elif not os.path.isfile(runner.table_path):
-                runner.load_table()  # says there is no build
-            with BuildLock(build_dir, exclusive=opts["build"]):
-                if opts["build"]:
-                    runner.configure()
-                table = runner.load_table()
-                check_build_belongs_here(build_dir, table)
-                check_names(opts["names"], {x for r in table["rows"] for x in (r["id"], r["name"])})
-                if opts["handout"]:
-                    return make_handout(opts["handout"], table)
-                for label, row, mode in select(table, opts):
-                    runner.run_row(label, row, mode)
-        except process_group.Interrupted as e:
-            Children.stop()
-            say_err("interrupted (%s): stopped what was running" % e.name)
-            return e.exit_status
-        except Failure as e:
-            say_err(str(e))
-            return e.status
-        runner.summary()
-        status = 1 if runner.failed else 0
-        if opts["json"]:
+    if os.path.lexists(build_dir) and not os.path.isdir(build_dir):
+        bad_argument("the build folder %s (CH12_BUILD_DIR) is not a folder" % build_dir)
+    return supervisor.main(lambda: run(opts, build_dir), NAME, "stopped what was running")
+
+
+def run(opts, build_dir):
+    runner = Runner(opts, build_dir)
+    try:
+        if opts["build"]:
             try:
-                write_json(opts["json"], runner, table, status)
-            except (Failure, OSError) as e:
-                say_err("cannot write %s: %s" % (opts["json"], e))
-                return 1
-            print("results written to %s" % opts["json"])
-        return status
+                os.makedirs(build_dir, exist_ok=True)
+            except OSError as e:
+                raise Failure("cannot make the build folder %s: %s (a read-only checkout? give a folder you can "
+                              "write: CH12_BUILD_DIR=<folder> %s/run_all.sh)" % (build_dir, e.strerror, REPO))
+        elif not os.path.isfile(runner.table_path):
+            runner.load_table()  # says there is no build
+        with BuildLock(build_dir, exclusive=opts["build"]):
+            if opts["build"]:
+                runner.configure()
+            table = runner.load_table()
+            check_build_belongs_here(build_dir, table)
+            check_names(opts["names"], {x for r in table["rows"] for x in (r["id"], r["name"])})
+            if opts["handout"]:
+                return make_handout(opts["handout"], table)
+            for label, row, mode in select(table, opts):
+                runner.run_row(label, row, mode)
+    except Failure as e:
+        say_err(str(e))
+        return e.status
+    runner.summary()
+    status = 1 if runner.failed else 0
+    if opts["json"]:
+        try:
+            write_json(opts["json"], runner, table, status)
+        except (Failure, OSError) as e:
+            say_err("cannot write %s: %s" % (opts["json"], e))
+            return 1
+        print("results written to %s" % opts["json"])
+    return status
 
 
 if __name__ == "__main__":
     try:
         sys.exit(main(sys.argv[1:]))
-    except process_group.Interrupted as e:  # after the run's try (in the summary)
-        sys.exit(e.exit_status)
     except BrokenPipeError:  # ./run_all.sh | head: the reader left; stop quietly
         Children.stop()
         devnull = os.open(os.devnull, os.O_WRONLY)

@@ -7,12 +7,12 @@ Exit status (what CTest sees):
     0   the tool reported 0 errors and the program exited with status N
     1   FAIL: the tool reported errors (or hazards), or the program exited
         otherwise than expected
-    2   ERROR: bad arguments
+    2   ERROR: bad arguments (decided before looking for compute-sanitizer)
     77  SKIPPED: no compute-sanitizer on this machine, or no usable GPU (the
         program itself exited 77): the reason is printed
-    130, 143  interrupted (SIGINT, SIGTERM): the sanitizer and the program,
-        in a process group of their own, were stopped first; so are they
-        on a timeout
+    128 + the signal  interrupted (SIGINT 130, SIGTERM 143, SIGHUP 129,
+        SIGQUIT 131): the sanitizer and the program, and all they started,
+        were stopped first (common/supervisor.py); so are they on a timeout
 """
 
 import argparse
@@ -23,7 +23,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import process_group  # noqa: E402
+import arguments  # noqa: E402
+import supervisor  # noqa: E402
 
 TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
 
@@ -47,53 +48,50 @@ def find_sanitizer():
 
 
 def run(command, env, timeout):
-    """(exit status, output) of command, run in a session of its own; (None,
-    output) on a timeout. A timeout or an interrupt kills the whole group."""
-    proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            env=env, start_new_session=True)
+    """(exit status, output) of command, run through the supervisor; (None,
+    output) on a timeout, after it and all it started were stopped."""
+    proc = supervisor.start(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            env=env)
     try:
         out, _ = proc.communicate(timeout=timeout)
-        return proc.returncode, out
     except subprocess.TimeoutExpired:
-        process_group.kill(proc)
+        supervisor.stop(proc)
         out, _ = proc.communicate()
         return None, out
-    finally:
-        process_group.kill(proc)
+    supervisor.stop(proc)
+    return proc.returncode, out
 
 
 def main():
-    ap = argparse.ArgumentParser(usage="%(prog)s --tool TOOL [--expect-exit N] -- PROGRAM [ARGS...]")
+    ap = arguments.Parser(usage="%(prog)s --tool TOOL [--expect-exit N] [--timeout S] [--env NAME=VALUE]... "
+                                "-- PROGRAM [ARGS...]", error_prefix="sanitize: ERROR")
     ap.add_argument("--tool", required=True, choices=TOOLS)
-    ap.add_argument("--expect-exit", type=int, default=0)
-    ap.add_argument("--timeout", type=float, default=880)
+    ap.add_argument("--expect-exit", type=arguments.exit_status, default=0)
+    ap.add_argument("--timeout", type=arguments.seconds, default=880)
     ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE", help="set for the program (repeatable)")
     ap.add_argument("command", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     command = a.command[1:] if a.command[:1] == ["--"] else a.command
     if not command:
         ap.error("no program to run")
-
-    tool = find_sanitizer()
-    if tool is None:
-        print("SKIPPED: compute-sanitizer was not found (it comes with the CUDA toolkit)")
-        return 77
-
     env = dict(os.environ)
     for item in a.env:
         name, sep, value = item.partition("=")
         if not sep or not name:
             ap.error("--env wants NAME=VALUE, got %r" % item)
         env[name] = value
+    return supervisor.main(lambda: sanitize(a, command, env), "sanitize",
+                           "compute-sanitizer and the program were stopped")
+
+
+def sanitize(a, command, env):
+    tool = find_sanitizer()
+    if tool is None:
+        print("SKIPPED: compute-sanitizer was not found (it comes with the CUDA toolkit)")
+        return 77
     full = [tool, "--tool", a.tool, "--error-exitcode", "99", "--print-limit", "20"] + command
-    print("$ " + " ".join(["%s " % e for e in a.env]) + " ".join(full))
-    try:
-        with process_group.signals_interrupt():
-            returncode, output = run(full, env, a.timeout)
-    except process_group.Interrupted as e:
-        print("sanitize: interrupted by %s: compute-sanitizer and the program were stopped" % e.name,
-              file=sys.stderr)
-        return e.exit_status
+    print("$ " + " ".join(["%s " % e for e in a.env]) + " ".join(full), flush=True)
+    returncode, output = run(full, env, a.timeout)
     if returncode is None:
         print("FAIL: ran past %g s (compute-sanitizer and the program were stopped)" % a.timeout)
         return 1

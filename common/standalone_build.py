@@ -22,15 +22,16 @@ anything at all (a warning counts), or if the run's stdout differs from the
 golden. (The .cu listings are run with --replay, the book's CPU replay, so the
 check needs no GPU; their GPU runs are the golden tests.)
 
-The scratch folder is this tool's own: it refuses one that is, or holds, the
-source, its checkout, common/, or an ancestor of any of them (exit 2), and one
-that holds files it did not put there (it marks its scratch folders with a
-file named .standalone_build). It deletes only what it made there. SIGINT or
-SIGTERM stops the compiler or the program (its whole process group) and exits
-130 or 143.
+The scratch folder is this tool's own (common/delete_policy.py): it refuses
+one that is, or holds, the source, its checkout, common/, or an ancestor of
+any of them (exit 2), and one that holds files unless this tool made it in an
+earlier run -- its marker .standalone_build, a regular file (never a link),
+records the folder's own identity. It deletes only what it made there (ch12/
+and common/). SIGINT, SIGTERM, SIGHUP or SIGQUIT stops the compiler or the
+program (and everything they started; common/supervisor.py) and exits 128 +
+the signal (130, 143, 129, 131).
 """
 
-import argparse
 import os
 import shutil
 import subprocess
@@ -38,11 +39,15 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import process_group  # noqa: E402
+import arguments  # noqa: E402
+import delete_policy  # noqa: E402
+import supervisor  # noqa: E402
 
 BOOK_NVDIR = "/usr/local/lib/python3.11/dist-packages/nvidia/cu13"
 MARKER = ".standalone_build"   # in every scratch folder this tool made
-MADE = ("ch12", "common")      # what it makes there, and so may delete
+# What the marker said before it recorded its folder; a folder holding only that
+# marker, ch12/ and common/ gets the new one (a build folder made before).
+LEGACY_MARKER = ("made by common/standalone_build.py, which deletes only ch12 and common here\n", ("ch12", "common"))
 
 
 def within(path, folder):
@@ -51,7 +56,8 @@ def within(path, folder):
 
 
 def scratch_problem(scratch, keep):
-    """Why scratch may not be this tool's scratch folder, or None."""
+    """Why scratch may not be this tool's scratch folder, or None (the delete
+    policy decides the rest: a folder holding files must carry the marker)."""
     for what, path in keep:
         if within(path, scratch):
             return "it %s %s %s" % ("is" if path == scratch else "holds", what, path)
@@ -59,57 +65,40 @@ def scratch_problem(scratch, keep):
             return "it is inside %s, which this tool copies into it" % path
     if os.path.lexists(scratch) and not os.path.isdir(scratch):
         return "it is not a folder"
-    if os.path.isdir(scratch) and os.listdir(scratch) and not os.path.isfile(os.path.join(scratch, MARKER)) \
-            and not made_before_markers(scratch):
-        return "it holds files that this tool did not put there (its scratch folders hold a file %s)" % MARKER
     return None
 
 
-def made_before_markers(scratch):
-    """A scratch folder of this tool from before it marked them: ch12/ with one
-    listing (and its program) and common/, nothing else."""
-    if not set(os.listdir(scratch)) <= set(MADE):
-        return False
-    listing = os.path.join(scratch, "ch12")
-    files = os.listdir(listing) if os.path.isdir(listing) else []
-    stems = {os.path.splitext(f)[0] for f in files}
-    return len(stems) <= 1 and all(os.path.splitext(f)[1] in ("", ".cpp", ".cu") for f in files)
-
-
-class Timeout(Exception):
-    pass
-
-
 def run_group(command, timeout=None, **kw):
-    """Runs command in a session of its own; a timeout or an interrupt kills its whole group."""
-    proc = subprocess.Popen(command, start_new_session=True, **kw)
+    """(exit status, output) of command, run through the supervisor; (None,
+    output) on a timeout, after stopping it and all it started."""
+    proc = supervisor.start(command, **kw)
     try:
         out, _ = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        process_group.kill(proc)
-        proc.communicate()
-        raise Timeout()
-    finally:
-        process_group.kill(proc)
+        supervisor.stop(proc)
+        out, _ = proc.communicate()
+        return None, out
+    supervisor.stop(proc)
     return proc.returncode, out
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--compiler", required=True, help="g++ (or a compatible C++ compiler), or nvcc")
-    p.add_argument("--source", required=True, help="the listing, e.g. ch12/58_....cpp")
-    p.add_argument("--scratch", required=True, help="a folder of this tool's own (made if missing)")
-    p.add_argument("--golden", required=True, help="what the run must print")
+    p = arguments.Parser(description=__doc__.splitlines()[0], error_prefix="standalone_build: ERROR")
+    p.add_argument("--compiler", required=True, type=arguments.path,
+                   help="g++ (or a compatible C++ compiler), or nvcc")
+    p.add_argument("--source", required=True, type=arguments.path, help="the listing, e.g. ch12/58_....cpp")
+    p.add_argument("--scratch", required=True, type=arguments.path,
+                   help="a folder of this tool's own (made if missing)")
+    p.add_argument("--golden", required=True, type=arguments.path, help="what the run must print")
     p.add_argument("--run-arg", action="append", default=[], help="an argument of the run (e.g. --run-arg=--replay)")
-    p.add_argument("--timeout", type=float, default=600.0)
+    p.add_argument("--timeout", type=arguments.seconds, default=600.0, help="seconds for the compile (default 600)")
     args = p.parse_args()
-    try:
-        with process_group.signals_interrupt():
-            return build_and_run(args)
-    except process_group.Interrupted as e:
-        print("standalone_build: interrupted by %s: the compiler or the program was stopped" % e.name,
-              file=sys.stderr)
-        return e.exit_status
+    return supervisor.main(lambda: build_and_run(args), "standalone_build", "the compiler or the program was stopped")
+
+
+def refuse(message):
+    print("standalone_build: ERROR: " + message, file=sys.stderr)
+    return 2
 
 
 def build_and_run(args) -> int:
@@ -118,27 +107,33 @@ def build_and_run(args) -> int:
     checkout = os.path.dirname(ch12_dir)
     common_dir = os.path.join(checkout, "common")
     stem, ext = os.path.splitext(os.path.basename(source))
+    if not os.path.isfile(source):
+        return refuse("no source %s" % args.source)
+    if ext not in (".cpp", ".cu"):
+        return refuse("%s is neither .cpp nor .cu" % args.source)
+    if os.path.basename(ch12_dir) != "ch12" or not os.path.isfile(os.path.join(common_dir, "cli.h")):
+        return refuse("the source %s is not a listing of a checkout (ch12/NN_name%s, with common/ beside ch12/): "
+                      "the book's commands need its ../common/" % (args.source, ext))
 
     scratch = os.path.realpath(os.path.abspath(args.scratch))
     keep = [("the source", source), ("the listing's folder", ch12_dir), ("its checkout", checkout),
             ("common/", os.path.realpath(common_dir)), ("this tool's checkout", os.path.dirname(HERE))]
     problem = scratch_problem(scratch, keep)
     if problem:
-        print("standalone_build: ERROR: refusing --scratch %s: %s; give a folder of its own "
-              "(e.g. build/standalone/%s)" % (args.scratch, problem, stem), file=sys.stderr)
-        return 2
-    if not os.path.isfile(source):
-        print("standalone_build: ERROR: no source %s" % args.source, file=sys.stderr)
-        return 2
-    os.makedirs(scratch, exist_ok=True)
-    with open(os.path.join(scratch, MARKER), "w") as f:
-        f.write("made by common/standalone_build.py, which deletes only %s here\n" % " and ".join(MADE))
-    for made in MADE:
-        shutil.rmtree(os.path.join(scratch, made), ignore_errors=True)
-    os.makedirs(os.path.join(scratch, "ch12"))
-    shutil.copy2(source, os.path.join(scratch, "ch12"))
-    shutil.copytree(common_dir, os.path.join(scratch, "common"),
-                    ignore=shutil.ignore_patterns("__pycache__", "*.py"))
+        return refuse("refusing --scratch %s: %s; give a folder of its own (e.g. build/standalone/%s)"
+                      % (args.scratch, problem, stem))
+    try:
+        folder = delete_policy.Scratch(scratch, tool="standalone_build", marker=MARKER, legacy=LEGACY_MARKER)
+        folder.fresh("ch12")
+        shutil.copy2(source, os.path.join(scratch, "ch12"))
+        folder.clear("common")
+        shutil.copytree(common_dir, os.path.join(scratch, "common"),
+                        ignore=shutil.ignore_patterns("__pycache__", "*.py"))
+    except delete_policy.Refused as e:
+        return refuse("refusing --scratch %s: %s" % (args.scratch, e))
+    except OSError as e:
+        return refuse("cannot prepare the scratch folder %s: %s%s"
+                      % (args.scratch, e.strerror or e, " (%s)" % e.filename if getattr(e, "filename", None) else ""))
     workdir = os.path.join(scratch, "ch12")
     env = dict(os.environ)
 
@@ -155,19 +150,16 @@ def build_and_run(args) -> int:
                    "-L" + os.path.join(nvdir, "lib"), "-lcudart", stem + ext, "-o", stem]
         env["LD_LIBRARY_PATH"] = os.path.join(nvdir, "lib") + (
             ":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
-    else:
-        print("standalone_build: ERROR: %s is neither .cpp nor .cu" % source, file=sys.stderr)
-        return 2
 
     print("cd %s && %s" % (workdir, " ".join(command)), flush=True)
     try:
         rc, out = run_group(command, timeout=args.timeout, cwd=workdir, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT)
-    except Timeout:
-        print("FAIL: the compile ran past %g s" % args.timeout)
-        return 1
     except OSError as e:
         print("FAIL: cannot run %s: %s" % (command[0], e.strerror))
+        return 1
+    if rc is None:
+        print("FAIL: the compile ran past %g s (the compiler was stopped)" % args.timeout)
         return 1
     output = out.decode("utf-8", errors="backslashreplace")
     if rc != 0:
@@ -183,14 +175,11 @@ def build_and_run(args) -> int:
     compare = [sys.executable, os.path.join(HERE, "compare_output.py"), "--golden", os.path.abspath(args.golden)]
     if env.get("LD_LIBRARY_PATH") != os.environ.get("LD_LIBRARY_PATH"):
         compare += ["--env", "LD_LIBRARY_PATH=" + env["LD_LIBRARY_PATH"]]
-    # compare_output.py stops the program itself when it is told to stop (SIGTERM).
-    proc = subprocess.Popen(compare + ["--"] + run)
-    try:
-        return proc.wait()
-    except process_group.Interrupted:
-        proc.terminate()
-        proc.wait()
-        raise
+    # compare_output.py stops the program itself when it is told to stop (SIGTERM, within the grace).
+    proc = supervisor.start(compare + ["--"] + run)
+    proc.wait()
+    supervisor.stop(proc)
+    return proc.returncode
 
 
 if __name__ == "__main__":

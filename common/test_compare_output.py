@@ -251,6 +251,8 @@ class CompareOutputTest(unittest.TestCase):
 
     @unittest.skipIf(os.name == "nt", "POSIX sessions")
     def test_a_child_in_a_session_of_its_own_holding_stdout_is_reported_not_waited_for(self):
+        # Issue 25, item 14: a process in a session of its own is no longer out
+        # of reach: the supervisor stops it with the program (it was left running).
         pid_file = os.path.join(self.tmp.name, "escaped.pid")
         code = ("import subprocess, sys, time; "
                 "c = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)'], start_new_session=True); "
@@ -260,11 +262,32 @@ class CompareOutputTest(unittest.TestCase):
         took = time.monotonic() - start
         with open(pid_file) as f:
             escaped = int(f.read())
-        os.kill(escaped, 9)
+        alive = wait_gone(escaped)
+        if alive:
+            os.kill(escaped, 9)
         self.assertEqual(rc, 1, out)
-        self.assertLess(took, 10, "it waited for the escaped process")
-        self.assertIn("outside its process group", out)
-        self.assertIn("may still be running", out)
+        self.assertLess(took, 15, "it waited for the escaped process")
+        self.assertIn("ran past the 1 s timeout", out)
+        self.assertIn("sessions of their own", out)
+        self.assertFalse(alive, "the process in a session of its own was left running")
+
+    @unittest.skipIf(os.name == "nt", "POSIX sessions")
+    def test_a_program_that_exits_leaving_a_process_holding_its_output_fails_and_that_process_is_stopped(self):
+        pid_file = os.path.join(self.tmp.name, "left.pid")
+        code = ("import subprocess, sys; "
+                "c = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)'], start_new_session=True); "
+                "open(%r, 'w').write(str(c.pid)); print('done')" % pid_file)
+        start = time.monotonic()
+        rc, out, _ = self.run_tool("--timeout", "20", "--expect-line", "done", *program(code))
+        with open(pid_file) as f:
+            left = int(f.read())
+        alive = wait_gone(left)
+        if alive:
+            os.kill(left, 9)
+        self.assertEqual(rc, 1, out)
+        self.assertLess(time.monotonic() - start, 15)
+        self.assertIn("still held its output open", out)
+        self.assertFalse(alive, "the process it left was not stopped")
 
     @unittest.skipIf(os.name == "nt", "POSIX signals")
     def test_sigint_and_sigterm_stop_the_program_and_exit_130_or_143(self):
@@ -360,6 +383,14 @@ class CompareOutputTest(unittest.TestCase):
         self.assertEqual(rc, 1, out)
 
 
+def wait_gone(pid, seconds=10):
+    """Waits until pid no longer runs (or seconds pass); True if it still runs."""
+    deadline = time.time() + seconds
+    while time.time() < deadline and process_alive(pid):
+        time.sleep(0.05)
+    return process_alive(pid)
+
+
 def process_alive(pid):
     """True while pid runs (a zombie, killed but not yet reaped, is not alive)."""
     try:
@@ -372,7 +403,7 @@ def process_alive(pid):
 
 # The number of tests this file defines, at least: a run with fewer (an empty
 # discovery, a renamed class) is a failure, never a pass.
-MIN_TESTS = 33
+MIN_TESTS = 34
 
 if __name__ == "__main__":
     suite.run([CompareOutputTest], MIN_TESTS)

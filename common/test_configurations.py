@@ -37,6 +37,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import supervisor  # noqa: E402  (cmake, ctest and run_all.sh: stopped with it, on a timeout or a signal)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -63,7 +67,10 @@ def says(text, want):
 
 
 def run(cmd, env, cwd=None, timeout=900):
-    p = subprocess.run(cmd, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
+    start = time.monotonic()
+    p = supervisor.run(cmd, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, timeout=timeout)
+    print("(%.1f s: %s)" % (time.monotonic() - start, " ".join(os.path.basename(c) for c in cmd[:3])), flush=True)
     return p.returncode, p.stdout.decode("utf-8", errors="replace")
 
 
@@ -227,4 +234,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(supervisor.main(main, "test_configurations.py", "cmake, ctest and what they ran were stopped"))

@@ -23,6 +23,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import suite  # noqa: E402
+import supervisor  # noqa: E402  (the tools it runs: stopped with it)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -34,7 +35,8 @@ ARGS = None  # the command line's --build-dir and --cmake
 def run(cmd, env=None, cwd=None, timeout=300):
     full_env = dict(os.environ)
     full_env.update(env or {})
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=full_env, cwd=cwd, timeout=timeout)
+    p = supervisor.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=full_env,
+                       cwd=cwd, timeout=timeout)
     return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
 
 
@@ -200,9 +202,14 @@ class RunAllTest(unittest.TestCase):
             fcntl.flock(lock, fcntl.LOCK_EX)  # another run_all.sh, building
             p = subprocess.Popen([RUN_ALL, "--no-build", "58"], env=dict(os.environ, CH12_BUILD_DIR=build),
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-            time.sleep(3)
+            # (no sleeping: it must say that it waits, and be still running when it has)
+            said = b""
+            while b"\n" not in said and p.poll() is None:
+                said += p.stderr.read1(4096)
+            self.assertIn(b"waiting: another run_all.sh is using the build folder", said)
             self.assertIsNone(p.poll(), "it did not wait for the lock")
         out, err = p.communicate(timeout=120)
+        err = said + err
         self.assertEqual(p.returncode, 0, out + err)
         self.assertIn(b"waiting: another run_all.sh is using the build folder", err)
         self.assertRegex(out.decode(), r"\n58 +12\.1 +CPU +PASS")
@@ -223,7 +230,8 @@ class RunAllTest(unittest.TestCase):
         tools = os.path.join(self.tmp.name, "bin")
         os.makedirs(tools)
         for tool in ("bash", "python3", "dirname", "env"):
-            found = shutil.which(tool)
+            # python3: this interpreter itself (a launcher such as a pyenv shim needs more than this PATH)
+            found = sys.executable if tool == "python3" else shutil.which(tool)
             if found:
                 os.symlink(found, os.path.join(tools, tool))
         fresh = os.path.join(self.tmp.name, "fresh build")
@@ -352,8 +360,14 @@ class RunAllTest(unittest.TestCase):
         with open(golden, "rb") as f:
             before = f.read()
         rc, out, err = run([RUN_ALL, "--no-build", "--quiet", "58", "--json", golden], env={"CH12_BUILD_DIR": build})
-        self.assertEqual(rc, 1, out + err)
-        self.assertIn("is a file of this checkout: not replaced", err)
+        # Refused by common/write_policy.py before anything runs (exit 2, nothing run), not after the run.
+        self.assertEqual(rc, 2, out + err)
+        self.assertIn("a golden named after a numbered listing", err)
+        self.assertEqual(out, "")
+        readme = os.path.join(REPO, "README.md")
+        rc, out, err = run([RUN_ALL, "--no-build", "--quiet", "58", "--json", readme], env={"CH12_BUILD_DIR": build})
+        self.assertEqual(rc, 2, out + err)
+        self.assertIn("tracked by git", err)
         with open(golden, "rb") as f:
             self.assertEqual(f.read(), before)
 

@@ -28,18 +28,25 @@
 # Exit status 0 when every step asked for passed; the last line of the log
 # says "gpu_run: PASSED" or "gpu_run: FAILED".
 set -uo pipefail
+here=$PWD
 cd "$(dirname "$0")/../../.."
-steps=" ${*:-build test} "
-for s in $steps; do
+for s in "$@"; do   # each argument is a step: an empty one, or "build test" in one, is refused
   case $s in build|test|big|bench|plot) ;;
     *) echo "gpu_run.sh: no step '$s' (build, test, big, bench, plot)" >&2; exit 2 ;;
   esac
 done
+steps=" ${*:-build test} "
 want() { [[ "$steps" == *" $1 "* ]]; }
 BUDGET=${BUDGET:-540}
 [[ "$BUDGET" =~ ^[0-9]+$ ]] || { echo "gpu_run.sh: BUDGET wants whole seconds, not '$BUDGET'" >&2; exit 2; }
 OUT=${OUT:-$PWD/build-multi-gpu-out}
+[ -n "$OUT" ] || { echo "gpu_run.sh: OUT is empty: give a folder" >&2; exit 2; }
+case $OUT in /*) ;; *) OUT=$here/$OUT ;; esac
 mkdir -p "$OUT" || exit 1
+# Its files may not be ones git tracks, nor a golden (common/write_policy.py).
+python3 common/write_policy.py check "$OUT/gpu_run.log" "$OUT/machine.txt" "$OUT/build.log" "$OUT/ctest.log" \
+  "$OUT/big_sort.txt" "$OUT/bench.txt" "$OUT/multi_gpu_bench.csv" "$OUT/multi_gpu_bench.png" "$OUT/plot.txt" ||
+  { echo "gpu_run.sh: OUT=$OUT: see above" >&2; exit 2; }
 export NCCL_NVLS_ENABLE=0
 BUILD=build-multi-gpu
 PROGRAM=$BUILD/bitonic_sort_multi_gpu

@@ -9,12 +9,21 @@
     python3 plot_bench.py multi_gpu_bench.csv multi_gpu_bench.png [--link-gbps 450]
 
 Needs matplotlib. Without it, it says so and exits with 77 (the "skipped"
-status of the rest of the companion).
+status of the rest of the companion). --link-gbps is a finite number > 0.
+OUT.png is written through common/write_policy.py, decided before anything
+is read: never the CSV itself, a file git tracks (a source, a golden), or a
+folder (exit 2); the PNG goes to a temporary file in the same folder
+(never a file of yours, such as OUT.png.tmp), renamed over OUT.png at the end.
 """
 import csv
 import math
 import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "common"))
+import arguments  # noqa: E402
+import supervisor  # noqa: E402
+import write_policy  # noqa: E402
 
 
 def read(path):
@@ -38,22 +47,22 @@ def read(path):
 
 
 def main(argv):
-    args = argv[1:]
-    link = None
-    if "--link-gbps" in args:
-        i = args.index("--link-gbps")
-        try:
-            link = float(args[i + 1])
-        except (IndexError, ValueError):
-            print("plot_bench.py: --link-gbps wants a number", file=sys.stderr)
-            return 2
-        del args[i:i + 2]
-    if len(args) != 2:
-        print("usage: plot_bench.py BENCH.csv OUT.png [--link-gbps GB/s]", file=sys.stderr)
-        return 2
+    ap = arguments.Parser(prog="plot_bench.py", usage="%(prog)s BENCH.csv OUT.png [--link-gbps GB/s]")
+    ap.add_argument("csv", type=arguments.path)
+    ap.add_argument("png", type=arguments.path)
+    ap.add_argument("--link-gbps", type=arguments.positive("a bandwidth in GB/s"))
+    a = ap.parse_args(argv[1:])
+    try:
+        target = write_policy.check(a.png, inputs=[a.csv], what="plot")
+    except write_policy.Refused as e:
+        ap.error(str(e))
+    return supervisor.main(lambda: plot([a.csv, a.png], a.link_gbps, target), "plot_bench.py")
+
+
+def plot(args, link, target):
     try:
         rows, title = read(args[0])
-    except (OSError, KeyError, ValueError) as e:
+    except (OSError, KeyError, ValueError, TypeError, UnicodeDecodeError) as e:
         print("plot_bench.py: cannot read %s: %s" % (args[0], e), file=sys.stderr)
         return 1
     if not rows:
@@ -115,13 +124,11 @@ def main(argv):
             a.legend(fontsize=7)
     fig.suptitle("bitonic sort across GPUs -- " + title)
     fig.tight_layout()
-    tmp = args[1] + ".tmp"  # renamed over OUT.png only once it is whole
     try:
-        fig.savefig(tmp, dpi=120, format="png")
-        os.replace(tmp, args[1])
-    except OSError as e:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+        with write_policy.Output(target, recheck={"inputs": [args[0]], "what": "plot"}) as out:
+            fig.savefig(out.file, dpi=120, format="png")
+            out.commit()
+    except (OSError, write_policy.Refused) as e:
         print("plot_bench.py: cannot write %s: %s" % (args[1], e), file=sys.stderr)
         return 1
     print("wrote %s" % args[1])

@@ -7,7 +7,8 @@
 #   ch12/extras/sort/gpu_check.sh [--out DIR] [STEP...]     (from anywhere)
 #
 # STEP: build, bench, tests, sanitize, sanitize-profiles (default: all five,
-# in that order). DIR: default $OUT, else build/gpu_check in the repository. Files:
+# in that order). DIR: default $OUT, else build-gpu-check/ in the repository
+# (outside build/, which CI's script may delete and make again). Files:
 #   build.log          configure and build (the sort targets and per_element)
 #   bench.log          the three benchmark runs' tables, and two merges
 #   check_h200.csv, check_t4_emulated.csv, check_rtx4090_emulated.csv
@@ -24,19 +25,22 @@
 set -u
 here=$PWD
 cd "$(dirname "$0")/../../.."
-out=${OUT:-build/gpu_check}
+out=${OUT:-build-gpu-check}
 steps=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --out) [ $# -ge 2 ] || { echo "gpu_check.sh: --out wants a folder" >&2; exit 2; }
+    --out) [ $# -ge 2 ] && [ -n "$2" ] || { echo "gpu_check.sh: --out wants a folder" >&2; exit 2; }
            case "$2" in /*) out=$2 ;; *) out=$here/$2 ;; esac; shift 2 ;;
     build|bench|tests|sanitize|sanitize-profiles) steps+=("$1"); shift ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "gpu_check.sh: unknown step '$1' (build, bench, tests, sanitize, sanitize-profiles)" >&2; exit 2 ;;
   esac
 done
 [ ${#steps[@]} -gt 0 ] || steps=(build bench tests sanitize sanitize-profiles)
 mkdir -p "$out" || exit 1
+# Its files may not be ones git tracks, nor a golden (common/write_policy.py).
+python3 common/write_policy.py check "$out"/{build,bench,tests,sanitize,sanitize-profiles}.log \
+  "$out"/check_{h200,t4_emulated,rtx4090_emulated}.csv || { echo "gpu_check.sh: --out $out: see above" >&2; exit 2; }
 build=build
 jobs=$(nproc 2>/dev/null || echo 8)
 status=0

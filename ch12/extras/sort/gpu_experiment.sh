@@ -8,8 +8,9 @@
 #   bash ch12/extras/sort/gpu_experiment.sh            (from the repository root)
 #   SKIP_BUILD=1 bash ch12/extras/sort/gpu_experiment.sh   (build/ already has the targets)
 #
-# Steps (each logged to $OUT, default build/gpu_experiment; 7 files; a step
-# that would end past 90 s is skipped):
+# Steps (each logged to $OUT, default build-gpu-experiment/ in the repository,
+# outside build/, which CI may delete; a relative OUT is taken from the
+# repository root; 7 files; a step that would end past 90 s is skipped):
 #   build.log    configure, then build the sort programs (-j$(nproc)); the
 #                window kernels' registers and spills (cuobjdump, when there)
 #   bench.log    bitonic_sort_bench, median of 7, every result checked:
@@ -32,11 +33,48 @@
 #   summary.txt  the table printed last: each case, fast / window / the
 #                variants / CUB, the change against the fast design and
 #                against the figures before issue 29, the targets
-# Exit status 1 when a step failed or any result was wrong.
+# Exit status 1 when a step failed (ncu included) or any result was wrong;
+# 2 on a bad command line: an argument, SKIP_BUILD other than 0 or 1, an OUT
+# it cannot write or holding files git tracks where it writes
+# (common/write_policy.py). Failures are counted here, in the shell, never
+# read back from a file it may have failed to write; the only files it
+# deletes are its own temporaries (mktemp, in OUT); two runs sharing OUT take
+# turns (a lock in OUT).
 set -u
+bad() { echo "gpu_experiment.sh: $*" >&2; echo "usage: [OUT=DIR] [SKIP_BUILD=1] bash ch12/extras/sort/gpu_experiment.sh" >&2; exit 2; }
+case ${1:-} in
+  -h|--help) awk 'NR > 1 && /^#/ {sub(/^# ?/, ""); print; next} NR > 1 {exit}' "$0"; exit 0 ;;
+  "") ;;
+  *) bad "it takes no arguments, not '$1'" ;;
+esac
+[ $# -le 1 ] || bad "it takes no arguments"
+case ${SKIP_BUILD:-0} in 0|1) ;; *) bad "SKIP_BUILD wants 0 or 1, not '${SKIP_BUILD}'" ;; esac
 cd "$(dirname "$0")/../../.." || exit 1
-out=${OUT:-build/gpu_experiment}
-mkdir -p "$out" || exit 1
+out=${OUT-build-gpu-experiment}
+[ -n "$out" ] || bad "OUT is empty: give a folder"
+mkdir -p "$out" 2>/dev/null && [ -d "$out" ] || bad "cannot make the folder OUT=$out"
+python3 common/write_policy.py check "$out"/{build.log,bench.log,tests.log,ncu.txt,summary.txt} \
+  "$out"/{exp2_h200.csv,exp2_rtx4090_emulated.csv,.gpu_experiment.lock} || bad "OUT=$out: see above"
+exec 9>>"$out/.gpu_experiment.lock" || bad "cannot write in OUT=$out"
+if ! flock -n 9; then
+  echo "gpu_experiment.sh: another gpu_experiment.sh is using $out: waiting for it (its timings would mix with ours)" >&2
+  flock 9
+fi
+: >>"$out/tests.log" || bad "cannot write in OUT=$out"
+temporaries=()
+pids=()
+# On the way out: the test runs still going (this run's own) stopped, and the
+# temporary files removed (mktemp's: this run's own; nothing else is deleted).
+cleanup() {
+  local p
+  for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
+  [ ${#temporaries[@]} -eq 0 ] || rm -f "${temporaries[@]}"
+}
+trap cleanup EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 131' QUIT
+trap 'exit 143' TERM
 begin=$(date +%s)
 elapsed() { echo $(( $(date +%s) - begin )); }
 jobs=$(nproc 2>/dev/null || echo 8)
@@ -64,22 +102,32 @@ timeout 60 ./"$build"/bitonic_sort_bench --sizes 20-26 --batched --batch-totals 
 grep -E "^bitonic sort benchmark|every result checked|WRONG" "$out/bench.log"
 
 echo "== tests ($(elapsed) s)"
-{
-  runs=("--design window" "--design window --window auto" "--design window --window auto --profile rtx4090")
-  pids=()
-  for i in 0 1 2; do
-    ( timeout 25 ./"$build"/bitonic_sort_test ${runs[$i]} > "$out/tests_$i.tmp" 2>&1
-      echo "exit $?" >> "$out/tests_$i.tmp" ) &
-    pids+=($!)
-  done
-  wait "${pids[@]}"
-  for i in 0 1 2; do
-    echo "---- bitonic_sort_test ${runs[$i]}"
-    cat "$out/tests_$i.tmp" && rm -f "$out/tests_$i.tmp"
-  done
-} > "$out/tests.log" 2>&1
+# The three runs side by side, each into a temporary file of its own (mktemp:
+# never a file of yours); their exit statuses are counted here, from wait.
+runs=("--design window" "--design window --window auto" "--design window --window auto --profile rtx4090")
+pids=()
+logs=()
+: > "$out/tests.log" || status=1
+for i in 0 1 2; do
+  log=$(mktemp "$out/.tests_$i.XXXXXX") || { echo "gpu_experiment: cannot make a temporary file in $out"; status=1; continue; }
+  temporaries+=("$log")
+  # shellcheck disable=SC2086
+  timeout 25 ./"$build"/bitonic_sort_test ${runs[$i]} > "$log" 2>&1 &
+  pids[$i]=$!
+  logs[$i]=$log
+done
+for i in 0 1 2; do
+  [ -n "${pids[$i]:-}" ] || continue
+  wait "${pids[$i]}"
+  rc=$?
+  [ $rc -eq 0 ] || status=1
+  { echo "---- bitonic_sort_test ${runs[$i]}"; cat "${logs[$i]}"; echo "exit $rc"; } >> "$out/tests.log" 2>&1
+  echo "bitonic_sort_test ${runs[$i]}: exit $rc"
+done
+pids=()
+cleanup
+temporaries=()
 grep -E "^---- |^window:|passed, [0-9]+ failed$|^exit [0-9]+|FAIL" "$out/tests.log" | head -40
-grep -qE "^exit [^0]|[1-9][0-9]* failed$|FAIL" "$out/tests.log" && status=1
 
 # Where a window pass's time goes: Nsight Compute on the first kernels of one
 # 2^24-key sort as routed (the fast design's cluster tiles, then window passes
@@ -96,7 +144,9 @@ if [ "$(elapsed)" -lt 60 ] && command -v ncu > /dev/null; then
   done
   timeout 25 ncu --clock-control none -k regex:"tile_kernel|window_kernel" -c 4 --metrics "$m" \
     ./"$build"/bitonic_sort_run --n 2^24 --design window > "$out/ncu.txt" 2>&1
-  echo "ncu: exit $?, $(grep -cE "^  [a-z_:<>, 0-9A-Z]*(tile|window)_kernel" "$out/ncu.txt") kernel reports"
+  rc=$?
+  [ $rc -eq 0 ] || status=1
+  echo "ncu: exit $rc, $(grep -cE "^  [a-z_:<>, 0-9A-Z]*(tile|window)_kernel" "$out/ncu.txt") kernel reports"
 else
   echo "== ncu skipped ($(elapsed) s elapsed, or no ncu)"
 fi

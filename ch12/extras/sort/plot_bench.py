@@ -7,14 +7,21 @@ at the measured copy bandwidth, as a rate) is its dashed line.
     python3 ch12/extras/sort/plot_bench.py bitonic_bench.csv bitonic_bench.png
 
 Needs matplotlib. Without it, it says how to get it and exits with 77
-(the "skipped" status the rest of the companion uses). The PNG is drawn into
-a temporary file in the same folder and renamed over OUT.png at the end: a
-run that fails leaves an existing OUT.png as it was.
+(the "skipped" status the rest of the companion uses). OUT.png is written
+through common/write_policy.py, decided before anything is read: never the
+CSV itself, a file git tracks (a source, a golden), or a folder (exit 2);
+the PNG goes to a temporary file in the same folder, renamed over OUT.png at
+the end (its mode kept): a run that fails or is interrupted leaves an
+existing OUT.png as it was, and no file of yours is taken for the temporary one.
 """
 import csv
 import os
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "common"))
+import arguments  # noqa: E402
+import supervisor  # noqa: E402
+import write_policy  # noqa: E402
 
 
 def read(path):
@@ -31,9 +38,18 @@ def read(path):
 
 
 def main(argv):
-    if len(argv) != 3:
-        print("usage: plot_bench.py BENCH.csv OUT.png", file=sys.stderr)
-        return 2
+    ap = arguments.Parser(prog="plot_bench.py", usage="%(prog)s BENCH.csv OUT.png")
+    ap.add_argument("csv", type=arguments.path)
+    ap.add_argument("png", type=arguments.path)
+    a = ap.parse_args(argv[1:])
+    try:
+        target = write_policy.check(a.png, inputs=[a.csv], what="plot")
+    except write_policy.Refused as e:
+        ap.error(str(e))
+    return supervisor.main(lambda: plot([argv[0], a.csv, a.png], target), "plot_bench.py")
+
+
+def plot(argv, target):
     try:
         rows, title = read(argv[1])
         for r in rows:
@@ -41,7 +57,7 @@ def main(argv):
             # The roofline (newer CSVs): the rate at the floor of the method's plan.
             floor = r.get("floor_ms") or ""
             r["floor_g"] = r["n"] / (float(floor) * 1e-3) / 1e9 if floor else None
-    except (OSError, KeyError, ValueError) as e:
+    except (OSError, KeyError, ValueError, TypeError, UnicodeDecodeError, ZeroDivisionError) as e:
         print("plot_bench.py: cannot read %s: %s" % (argv[1], e), file=sys.stderr)
         return 1
     try:
@@ -92,28 +108,13 @@ def main(argv):
         ax.axis("off")
     fig.suptitle(title, fontsize=9)
     fig.tight_layout()
-    target = os.path.realpath(argv[2])  # a link: replace the file it names
     try:
-        fd, tmp = tempfile.mkstemp(prefix=os.path.basename(target) + ".tmp", dir=os.path.dirname(target))
-    except OSError as e:
+        with write_policy.Output(target, recheck={"inputs": [argv[1]], "what": "plot"}) as out:
+            fig.savefig(out.file, format="png", dpi=110)
+            out.commit()
+    except (OSError, write_policy.Refused) as e:
         print("plot_bench.py: cannot write %s: %s" % (argv[2], e), file=sys.stderr)
         return 1
-    try:
-        with os.fdopen(fd, "wb") as f:
-            fig.savefig(f, format="png", dpi=110)
-        if os.path.exists(target):
-            os.chmod(tmp, os.stat(target).st_mode & 0o7777)
-        else:
-            mask = os.umask(0)
-            os.umask(mask)
-            os.chmod(tmp, 0o666 & ~mask)
-        os.replace(tmp, target)
-    except BaseException as e:
-        os.unlink(tmp)
-        if isinstance(e, Exception):
-            print("plot_bench.py: cannot write %s: %s" % (argv[2], e), file=sys.stderr)
-            return 1
-        raise
     print("wrote %s" % argv[2])
     return 0
 

@@ -23,6 +23,12 @@ function fail(problem) {
     process.exit(2);
 }
 
+// A write error on stdout (a full disk, /dev/full) is an error: exit 1, said on stderr.
+process.stdout.on("error", (e) => {
+    process.stderr.write("bitonic.js: cannot write to standard output: " + e.message + "\n");
+    process.exit(1);
+});
+
 // ---- the command line ------------------------------------------------------------
 const args = process.argv.slice(2);
 if (args.includes("--help") || args.includes("-h")) {

@@ -10,10 +10,13 @@ variant (a comma-separated list of extra arguments; none given: the candidate
 as it is), the candidate and the reference run with "--depth D" added; their
 "checksum:" and "nodes:" lines must be identical and both must exit 0.
 
-Exit 0: all agree; 1: a disagreement or a failure; 2: a bad command line;
-77: the candidate could not run here (no usable GPU, too little memory: it
-exited 77) and nothing before that disagreed, reported as skipped; 130/143: interrupted (SIGINT/SIGTERM), after
-stopping the program it was running.
+Exit 0: all agree; 1: a disagreement or a failure; 2: a bad command line
+(depths from 1 to 30, a reference and a candidate that exist and may be run,
+a finite positive timeout); 77: the candidate could not run here (no usable
+GPU, too little memory: it exited 77) and nothing before that disagreed,
+reported as skipped; 128 + the signal: interrupted (SIGINT 130, SIGTERM 143,
+SIGHUP 129, SIGQUIT 131), after stopping the program it was running and all
+it started (common/supervisor.py).
 """
 import argparse
 import os
@@ -21,17 +24,22 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "common"))
-import process_group  # noqa: E402
+import arguments  # noqa: E402
+import supervisor  # noqa: E402
 
 SKIP = 77
+MAX_DEPTH = 30   # what the evaluators take
 
 
 def depths(spec):
     out = []
     for part in spec.split(","):
         a, sep, b = part.partition("-")
-        if not a.isdigit() or (sep and not b.isdigit()):
+        if not a.isdigit() or (sep and not b.isdigit()) or not a.isascii() or not b.isascii():
             raise argparse.ArgumentTypeError("depths look like 1-12,16,18, not %r" % spec)
+        for d in (a, b) if sep else (a,):
+            if not 1 <= int(d) <= MAX_DEPTH:
+                raise argparse.ArgumentTypeError("a depth is a whole number from 1 to %d, not %s" % (MAX_DEPTH, d))
         if sep and int(b) < int(a):
             raise argparse.ArgumentTypeError("%s-%s is an empty range" % (a, b))
         out.extend(range(int(a), int(b) + 1) if sep else [int(a)])
@@ -41,15 +49,14 @@ def depths(spec):
 
 
 def run(cmd, timeout):
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    proc = supervisor.start(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        process_group.kill(proc)
+        supervisor.stop(proc)
         out, err = proc.communicate()
         err += b"\n(stopped after %g s)" % timeout
-    finally:  # an interrupt, too: nothing the program started outlives it
-        process_group.kill(proc)
+    supervisor.stop(proc)  # nothing the program started outlives it
     rc = proc.returncode
     text = out.decode(errors="backslashreplace")
     keep = [l for l in text.splitlines() if l.startswith("checksum:") or l.startswith("nodes:")]
@@ -57,18 +64,29 @@ def run(cmd, timeout):
 
 
 def main():
-    ap = argparse.ArgumentParser(usage="%(prog)s --reference PROGRAM [--depths SPEC] [--variant ARGS]... "
-                                       "-- CANDIDATE [ARGS...]")
-    ap.add_argument("--reference", required=True, help="the C++ reference program")
+    ap = arguments.Parser(usage="%(prog)s --reference PROGRAM [--depths SPEC] [--variant ARGS]... "
+                                "-- CANDIDATE [ARGS...]")
+    ap.add_argument("--reference", required=True, type=arguments.program, help="the C++ reference program")
     ap.add_argument("--depths", type=depths, default=depths("1-12"))
     ap.add_argument("--variant", action="append", default=[],
                     help="extra candidate arguments, comma-separated (repeatable)")
-    ap.add_argument("--timeout", type=float, default=600)
+    ap.add_argument("--timeout", type=arguments.seconds, default=600)
     ap.add_argument("candidate", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     candidate = a.candidate[1:] if a.candidate[:1] == ["--"] else a.candidate
     if not candidate:
         ap.error("no candidate program after --")
+    try:
+        arguments.program(candidate[0])
+    except argparse.ArgumentTypeError as e:
+        ap.error("the candidate: %s" % e)
+    if any(not v for v in a.variant):
+        ap.error("--variant wants a comma-separated list of arguments, not an empty one")
+    return supervisor.main(lambda: compare(a, candidate), "compare_tree_runs",
+                           "the program it was running was stopped")
+
+
+def compare(a, candidate):
     variants = [v.split(",") for v in a.variant] or [[]]
     reference = {}
     bad = total = 0
@@ -95,10 +113,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        with process_group.signals_interrupt():
-            status = main()
-    except process_group.Interrupted as e:
-        print("compare_tree_runs: interrupted; the program it was running was stopped", file=sys.stderr)
-        status = e.exit_status
-    sys.exit(status)
+    sys.exit(main())

@@ -34,14 +34,18 @@
 # Files in $OUT (default ./tree-fast-logs): build.log, ctest.log, runs.log (every run, with
 # its wall time, the traces too), probe.txt, probe_big.txt, ncu.csv, ncu_baseline.csv,
 # ncu.err, table.txt (the table, also printed at the end; each step's seconds). Exit 0
-# when the build, the tests and every run passed, 1 otherwise. Failures are counted
-# here, in this shell.
+# when the build, the tests and every run passed, 1 otherwise; 2 on a bad command line
+# (an argument; a number that is not a whole number in its range, without leading
+# zeros; an OUT it cannot write, or holding files git tracks where it writes:
+# common/write_policy.py). Failures are counted here, in this shell, never read back
+# from a file. Two runs sharing OUT take turns (a lock in OUT), so that their logs and
+# timings do not mix. It deletes nothing.
 set -uo pipefail
 [ $# -eq 0 ] || { echo "usage: bash ch12/extras/tree/fast_experiments.sh (no arguments; see the comment at its top)" >&2; exit 2; }
 [ -f ch12/extras/tree/tree_fast.cuh ] || { echo "fast_experiments.sh: run it from the repository root" >&2; exit 2; }
-whole() {  # whole() NAME VALUE LOWEST: a whole number from LOWEST, or exit 2
-  case $2 in ''|*[!0-9]*) echo "fast_experiments.sh: $1 wants a whole number from $3, not '$2'" >&2; exit 2 ;; esac
-  [ "$2" -ge "$3" ] || { echo "fast_experiments.sh: $1 wants a whole number from $3, not '$2'" >&2; exit 2; }
+whole() {  # whole() NAME VALUE LOWEST: a whole number from LOWEST (to 999999999, no leading zero), or exit 2
+  [[ "$2" =~ ^[1-9][0-9]{0,8}$ ]] && [ "$2" -ge "$3" ] ||
+    { echo "fast_experiments.sh: $1 wants a whole number from $3 to 999999999, not '$2'" >&2; exit 2; }
 }
 repeats=${REPEATS:-5}; whole REPEATS "$repeats" 1
 jobs=${JOBS:-16}; whole JOBS "$jobs" 1
@@ -64,15 +68,23 @@ for d in $depths $trace_depths; do
   [ -n "${want[$d]:-}" ] || { echo "fast_experiments.sh: depth '$d' in DEPTHS or TRACE_DEPTHS: its checksum is known here for 20 to 23 only" >&2; exit 2; }
 done
 has() { [[ " $steps " == *" $1 "* ]]; }
-out=${OUT:-$PWD/tree-fast-logs}
-mkdir -p "$out"
+out=${OUT-$PWD/tree-fast-logs}
+[ -n "$out" ] || { echo "fast_experiments.sh: OUT is empty: give a folder" >&2; exit 2; }
+mkdir -p "$out" 2>/dev/null && [ -d "$out" ] || { echo "fast_experiments.sh: cannot make the folder OUT=$out" >&2; exit 2; }
+python3 common/write_policy.py check "$out"/{build.log,ctest.log,ctest_first.log,ctest_rest.log,runs.log,probe.txt} \
+  "$out"/{probe_big.txt,ncu.csv,ncu_baseline.csv,ncu.err,table.txt,.fast_experiments.lock} ||
+  { echo "fast_experiments.sh: OUT=$out: see above" >&2; exit 2; }
+exec 9>>"$out/.fast_experiments.lock" || { echo "fast_experiments.sh: cannot write in OUT=$out" >&2; exit 2; }
+if ! flock -n 9; then
+  echo "fast_experiments.sh: another fast_experiments.sh is using $out: waiting for it (its timings would mix with ours)" >&2
+  flock 9
+fi
 build_dir=${BUILD_DIR:-build-tree}
-bin=$PWD/$build_dir
+case $build_dir in /*) bin=$build_dir ;; *) bin=$PWD/$build_dir ;; esac
 failures=0
 table=()
 say() { table+=("$*"); printf '%s\n' "$*" >>"$out/table.txt"; }
-: >"$out/table.txt"
-: >"$out/runs.log"
+: >"$out/table.txt" && : >"$out/runs.log" || { echo "fast_experiments.sh: cannot write in OUT=$out" >&2; exit 2; }
 
 # The designs: the default (joins overlapped, warp stores, tasks auto, dynamic
 # dealing) first, round 2's default (static dealing), the classic kernel (the

@@ -16,22 +16,37 @@
 # VARIANTS (one per line, "name|program|args") overrides the list below.
 # Every run's checksum and node counts are checked against the known values
 # (depths 16-23) and every run must exit 0: exit 1 if any did not, 2 on a bad
-# command line.
+# command line (REPEATS a whole number >= 1; an $OUT it can write, holding no
+# file that git tracks where it writes: common/write_policy.py). Failures are
+# counted here, in the shell, never in a file; two runs sharing $OUT take
+# turns (a lock in $OUT), so their logs and timings do not mix.
 set -uo pipefail
 usage="usage: gpu_experiments.sh BIN_DIR [check|time|deep|table|ncu]..."
-[ $# -ge 1 ] && [ -d "$1" ] || { echo "gpu_experiments.sh: ${1:+no folder '$1': }give the folder of the built programs" >&2; echo "$usage" >&2; exit 2; }
+bad() { echo "gpu_experiments.sh: $*" >&2; echo "$usage" >&2; exit 2; }
+[ $# -ge 1 ] && [ -d "$1" ] || bad "${1:+no folder '$1': }give the folder of the built programs"
 bin=$(cd "$1" && pwd)
 shift
 steps=("$@")
 [ ${#steps[@]} -gt 0 ] || steps=(check time)
 for step in "${steps[@]}"; do
-  case $step in check|time|deep|table|ncu) ;; *) echo "gpu_experiments.sh: unknown step '$step'" >&2; echo "$usage" >&2; exit 2 ;; esac
+  case $step in check|time|deep|table|ncu) ;; *) bad "unknown step '$step'" ;; esac
 done
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-out=${OUT:-$PWD/tree-logs}
-mkdir -p "$out"
-log=$out/tree.txt
+common=$(cd "$here/../../../common" && pwd)
 repeats=${REPEATS:-5}
+[[ "$repeats" =~ ^[1-9][0-9]{0,5}$ ]] || bad "REPEATS wants a whole number from 1 to 999999, not '$repeats'"
+out=${OUT:-$PWD/tree-logs}
+[ -n "$out" ] || bad "OUT is empty: give a folder"
+mkdir -p "$out" 2>/dev/null && [ -d "$out" ] || bad "cannot make the folder OUT=$out"
+log=$out/tree.txt
+python3 "$common/write_policy.py" check "$log" "$out/tree_table.txt" "$out/ncu_tree.csv" "$out/ncu_tree.err" \
+  "$out/.gpu_experiments.lock" || bad "OUT=$out: see above"
+exec 9>>"$out/.gpu_experiments.lock" || bad "cannot write in OUT=$out"
+if ! flock -n 9; then
+  echo "gpu_experiments.sh: another gpu_experiments.sh is using $out: waiting for it (its timings would mix with ours)" >&2
+  flock 9
+fi
+: >>"$log" || bad "cannot write $log"
 failures=0
 
 variants=${VARIANTS:-"default (fast kernel: joins overlapped, warp stores, tasks auto)|tree_bitonic_gpu|
@@ -59,23 +74,31 @@ declare -A want=(
   [23]="checksum: 2151677952|nodes: gen 8388607, sort 4269801469, total 4278190076")
 
 # run DEPTH PROGRAM [ARGS...]: one run, its output appended to the log; prints
-# the sort time (ms) on stdout. A failed run or a wrong answer counts a failure.
+# the sort time (ms) on stdout, or the word FAILED for a failed run or a wrong
+# answer (it runs in a subshell: tally, in this shell, counts them).
 run() {
   local d=$1 text rc got
   shift
-  text=$("$@" --depth "$d" 2>&1)
+  text=$("$@" --depth "$d" 2>&1 </dev/null)
   rc=$?
   printf '%s\n' "$text" >>"$log"
   got="$(grep -m1 '^checksum:' <<<"$text")|$(grep -m1 '^nodes:' <<<"$text")"
   if [ $rc -ne 0 ] || [ "$got" != "${want[$d]}" ]; then
     echo "FAILED: $* --depth $d: exit $rc, '$got'" | tee -a "$log" >&2
-    echo "x" >>"$out/.failures"
+    echo FAILED
     return
   fi
   sed -n 's/^time (ms): gen [0-9.]*, sort \([0-9.]*\),.*/\1/p' <<<"$text"
 }
 median() { sort -g | awk '{a[NR]=$1} END {if (NR) printf "%.2f (%.2f-%.2f)", a[int((NR+1)/2)], a[1], a[NR]; else printf "n/a"}'; }
-rm -f "$out/.failures"
+# tally TEXT: adds the FAILED lines of runs' output to failures (in this shell)
+# and sets result to the median of the times.
+tally() {
+  local failed
+  failed=$(grep -c '^FAILED$' <<<"$1")
+  failures=$((failures + failed))
+  result=$(grep -v '^FAILED$' <<<"$1" | grep . | median)
+}
 table=()
 
 for step in "${steps[@]}"; do
@@ -93,9 +116,11 @@ for step in "${steps[@]}"; do
       while IFS='|' read -r name prog args; do
         [ -n "$name" ] || continue
         # shellcheck disable=SC2086
-        t20=$(for i in $(seq "$repeats"); do run 20 "$bin/$prog" $args; done | median)
+        tally "$(for i in $(seq "$repeats"); do run 20 "$bin/$prog" $args; done)"
+        t20=$result
         # shellcheck disable=SC2086
-        t21=$(run 21 "$bin/$prog" $args | median)
+        tally "$(run 21 "$bin/$prog" $args)"
+        t21=$result
         table+=("time   depth 20: $t20 ms   depth 21: $t21 ms   $name")
       done <<<"$variants" ;;
     deep)
@@ -103,7 +128,8 @@ for step in "${steps[@]}"; do
         while read -r prog args; do
           [ -n "$prog" ] || continue
           # shellcheck disable=SC2086
-          t=$(run $d "$bin/$prog" $args | median)
+          tally "$(run $d "$bin/$prog" $args)"
+          t=$result
           table+=("deep   depth $d: $t ms  $prog${args:+ $args}")
         done <<<"$deep"
       done ;;
@@ -119,7 +145,8 @@ for step in "${steps[@]}"; do
             classic) cmd=("$bin/tree_bitonic_gpu" --kernel classic) ;;
             default) cmd=("$bin/tree_bitonic_gpu") ;;
           esac
-          t=$(for i in $(seq $reps); do run $d "${cmd[@]}"; done | median)
+          tally "$(for i in $(seq $reps); do run $d "${cmd[@]}"; done)"
+          t=$result
           table+=("table  depth $d: $t ms  $(basename "${cmd[0]}")${cmd[1]:+ ${cmd[*]:1}}")
         done
       done ;;
@@ -133,8 +160,6 @@ for step in "${steps[@]}"; do
       table+=("ncu    exit $r ($(wc -l <"$out/ncu_tree.csv") lines in ncu_tree.csv)") ;;
   esac
 done
-[ -f "$out/.failures" ] && failures=$((failures + $(wc -l <"$out/.failures")))
-rm -f "$out/.failures"
 table+=("failed runs: $failures")
 printf '%s\n' "${table[@]}" | tee "$out/tree_table.txt"
 [ "$failures" -eq 0 ]

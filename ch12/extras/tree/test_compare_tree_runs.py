@@ -12,6 +12,8 @@ import textwrap
 import unittest
 
 TOOL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "compare_tree_runs.py")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "common"))
+import supervisor  # noqa: E402  (the tool it runs: stopped with it)
 
 # A stand-in evaluator: prints the lines the reference would, except as told
 # by its own name's behaviour table (depth -> "ok", "wrong" or "skip").
@@ -45,9 +47,9 @@ class CompareTreeRunsTest(unittest.TestCase):
         return path
 
     def compare(self, candidate, depths="1-4"):
-        r = subprocess.run([sys.executable, TOOL, "--reference", self.reference, "--depths", depths, "--", candidate],
-                           capture_output=True, text=True, timeout=60)
-        return r.returncode, r.stdout + r.stderr
+        r = supervisor.run([sys.executable, TOOL, "--reference", self.reference, "--depths", depths, "--", candidate],
+                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+        return r.returncode, (r.stdout + r.stderr).decode(errors="replace")
 
     def test_agreement_passes(self):
         rc, out = self.compare(self.program("good", {}))

@@ -11,14 +11,17 @@ PNG was rendered from, and the PNG is twice the SVG's size.
 
 Exit 0: no drift; 1: a picture differs, is missing or is extra (redraw them
 with `node ch12/web/tools/draw_pictures.js`, render the PNGs with
-`python3 ch12/web/tools/render_png.py`, and commit); 77 (Skipped): no node.
+`python3 ch12/web/tools/render_png.py`, and commit); 77 (Skipped): no node;
+2: a bad command line; 128 + the signal on SIGINT, SIGTERM, SIGHUP or
+SIGQUIT. node runs through common/supervisor.py (stopped on a signal or
+after 120 s), and draws into a scratch folder made and removed through
+common/delete_policy.py (also on a signal).
 
 Wrong pictures it catches: a committed SVG edited by hand or left behind
 after the schedule changed; a PNG not rendered again after its SVG changed
 (its SVG's hash differs from png.sha256); a class picture with no PNG.
 """
 
-import argparse
 import difflib
 import hashlib
 import os
@@ -27,9 +30,12 @@ import shutil
 import struct
 import subprocess
 import sys
-import tempfile
 
 WEB = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(WEB, "..", "..", "common"))
+import arguments  # noqa: E402
+import delete_policy  # noqa: E402
+import supervisor  # noqa: E402
 PICTURES = os.path.join(WEB, "pictures")
 DRAWN = (".svg", ".md")
 
@@ -79,19 +85,33 @@ def png_problems(pictures=PICTURES):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="check_pictures.py")
-    parser.add_argument("--node", help="the node program (default: node on PATH)")
-    parser.add_argument("--pictures", default=PICTURES, help="the folder checked (default: ch12/web/pictures)")
+    parser = arguments.Parser(prog="check_pictures.py")
+    parser.add_argument("--node", type=arguments.path, help="the node program (default: node on PATH)")
+    parser.add_argument("--pictures", default=PICTURES, type=arguments.path,
+                        help="the folder checked (default: ch12/web/pictures)")
     args = parser.parse_args(argv)
+    if not os.path.isdir(args.pictures):
+        parser.error(f"--pictures: no folder {args.pictures}")
+    return supervisor.main(lambda: check(args), "check_pictures.py")
+
+
+def check(args):
     pictures = args.pictures
     node = args.node or shutil.which("node") or shutil.which("nodejs")
     if not node or not os.access(node, os.X_OK):
         print("SKIPPED: node was not found: install Node.js (Debian/Ubuntu: apt-get install nodejs)")
         return 77
-    scratch = tempfile.mkdtemp(prefix="ch12-web-pictures-")
+    scratch = delete_policy.temporary_folder("ch12-web-pictures-")
     try:
-        run = subprocess.run([node, os.path.join(WEB, "tools", "draw_pictures.js"), "--out", scratch],
-                             capture_output=True, text=True, timeout=120)
+        try:
+            run = supervisor.run([node, os.path.join(WEB, "tools", "draw_pictures.js"), "--out", scratch], timeout=120,
+                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        except subprocess.TimeoutExpired:
+            print("FAIL: draw_pictures.js ran past 120 s (stopped)")
+            return 1
+        except OSError as e:
+            print(f"FAIL: {node} could not be started: {e.strerror}")
+            return 1
         if run.returncode != 0:
             print(f"FAIL: draw_pictures.js exited {run.returncode}:\n{run.stdout}{run.stderr}")
             return 1
@@ -127,7 +147,7 @@ def main(argv=None):
         print("the PNGs of pictures/class/: each made from its SVG as committed")
         return 0
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        delete_policy.remove(scratch)
 
 
 if __name__ == "__main__":

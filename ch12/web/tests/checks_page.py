@@ -10,11 +10,12 @@ import re
 import shlex
 import shutil
 import sys
-import tempfile
 
 import checklib
 import page as ch12page
 import webdriver
+import delete_policy  # (common/, put on the path by webdriver)
+import write_policy
 from checklib import REPO, WEB, page_session
 
 # The C++ header that defines the programs' kinds of input (--input KIND).
@@ -22,8 +23,16 @@ from checklib import REPO, WEB, page_session
 CPP_INPUT_KINDS = os.path.join(REPO, "ch12", "extras", "sort", "support", "input_kinds.h")
 
 
-def copy_of_page(dest):
-    shutil.copytree(checklib.SERVE_ROOT, dest, ignore=shutil.ignore_patterns("node_modules", "pictures", "tests", "tools", "__pycache__"))
+def copy_of_page(dest, leave_out=()):
+    """A copy of the page served now in dest, inside a folder made in this run
+    (common/delete_policy.py), without the files named in leave_out."""
+    skip = shutil.ignore_patterns("node_modules", "pictures", "tests", "tools", "__pycache__")
+    root = os.path.realpath(checklib.SERVE_ROOT)
+    def ignore(folder, names):
+        rel = os.path.relpath(os.path.realpath(folder), root)
+        return set(skip(folder, names)) | {n for n in names if os.path.normpath(os.path.join(rel, n)) in leave_out}
+    shutil.copytree(checklib.SERVE_ROOT, dest, ignore=ignore,
+                    copy_function=lambda src, dst: write_policy.new_file(dst, source=src))
 
 
 def load_problem(page):
@@ -50,13 +59,14 @@ def check_load_failures(check):
                    len(words) == 6 and os.path.isdir(words[4]) and os.path.samefile(words[4], root), got["command"])
         check.true("file://: the status line no longer looks for WebGPU", "Looking for WebGPU" not in got["status"],
                    got["status"])
-    scratch = tempfile.mkdtemp(prefix="ch12-web-broken-")
+    scratch = delete_policy.temporary_folder("ch12-web-broken-")
     try:
-        copy_of_page(os.path.join(scratch, "missing"))
-        os.unlink(os.path.join(scratch, "missing", "js", "floats.js"))
+        copy_of_page(os.path.join(scratch, "missing"), leave_out={os.path.join("js", "floats.js")})
         copy_of_page(os.path.join(scratch, "syntax"))
-        with open(os.path.join(scratch, "syntax", "js", "schedule.js"), "a", encoding="utf-8") as f:
-            f.write("\nexport function broken( {\n")
+        broken = os.path.join(scratch, "syntax", "js", "schedule.js")
+        with open(broken, "rb") as f:
+            text = f.read()
+        write_policy.write_bytes(broken, text + b"\nexport function broken( {\n", what="broken copy")
         with webdriver.Page(root=scratch) as page:
             for case, want in (("missing", "could not load js/floats.js: HTTP 404"), ("syntax", "js/schedule.js")):
                 page.open(f"{case}/index.html")
@@ -67,7 +77,7 @@ def check_load_failures(check):
                 check.true(f"{case}: the page gives the command that serves the folder",
                            got["command"].startswith("python3 -m http.server -d ch12/web 8000"), got["command"])
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        delete_policy.remove(scratch)
 
 
 def cpp_input_kinds(path=CPP_INPUT_KINDS):

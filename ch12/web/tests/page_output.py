@@ -19,26 +19,28 @@ architecture), or why it could not run.
 Exit status: the program's own (0 when its self-check says confirmed, 1 on
 MISMATCH: the traps); 77 (Skipped) without Chromium and chromedriver, or
 when WebGPU was asked for and the page found no adapter (it would have
-printed the replay, which is not a GPU result); 2 for a bad command line;
-1 when the page reports an error.
+printed the replay, which is not a GPU result); 2 for a bad command line (an
+option given twice included); 1 when the page reports an error; 128 + the
+signal on SIGINT (130), SIGTERM (143), SIGHUP (129) or SIGQUIT (131), after
+closing the browser -- chromedriver, every Chromium process and the profile
+folder (common/supervisor.py; a second signal does not cut that short).
 """
 
-import argparse
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import page as ch12page  # noqa: E402
 import webdriver  # noqa: E402
+import arguments  # noqa: E402  (common/, put on the path by webdriver)
+import supervisor  # noqa: E402
 
 NAME = "page_output.py"
 
 
-class Parser(argparse.ArgumentParser):
-    def error(self, message):
-        self.print_usage(sys.stderr)
-        sys.stderr.write(f"{NAME}: {message}\n")
-        sys.exit(2)
+class Parser(arguments.Parser):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, error_prefix=NAME, **kwargs)
 
 
 def main(argv=None):
@@ -47,13 +49,15 @@ def main(argv=None):
     parser.add_argument("--trap", action="store_true", help="the program's COMMON TRAP (61 and 63 only)")
     parser.add_argument("--no-webgpu", action="store_true", help="WebGPU switched off: the book's replay in JavaScript")
     parser.add_argument("--adapter", choices=["swiftshader", "default"], default="swiftshader")
-    parser.add_argument("--timeout", type=int, default=120, help="seconds to wait for the page (default 120)")
+    parser.add_argument("--timeout", type=arguments.whole(1, 86400, "a whole number of seconds"), default=120,
+                        help="seconds to wait for the page (default 120)")
     args = parser.parse_args(argv)
     if args.trap and args.program == "59":
         parser.error("--trap: the page has the traps of 61 and 63, not 59's")
-    if args.timeout <= 0:
-        parser.error(f"--timeout must be a positive number of seconds, not {args.timeout}")
+    return supervisor.main(lambda: show(args), NAME, "the browser was closed")
 
+
+def show(args):
     webdriver.install_signal_handlers()
     try:
         with webdriver.Page(webgpu=not args.no_webgpu, adapter=args.adapter, timeout=args.timeout) as page:
@@ -68,9 +72,6 @@ def main(argv=None):
     except (webdriver.WebDriverError, OSError) as e:
         sys.stderr.write(f"{NAME}: {e}\n")
         return 1
-    except KeyboardInterrupt as e:
-        sys.stderr.write(f"{NAME}: interrupted ({e})\n")
-        return 130
     if result["state"] != "done":
         sys.stderr.write(f"{NAME}: the page reported: {result['text']}\n")
         return 1

@@ -329,9 +329,10 @@ def main(argv):
     except webdriver.WebDriverError as e:
         print(f"FAIL: {e}")
         return 1
-    except KeyboardInterrupt as e:
+    except KeyboardInterrupt as e:  # supervisor.Interrupted: 128 + the signal (SIGTERM: 143)
+        webdriver.supervisor.stop_all()
         print(f"INTERRUPTED ({e}): the server, chromedriver and Chromium it started are stopped")
-        return 130
+        return getattr(e, "exit_status", 130)
     print(f"{argv[0]}: {check.passed} checks passed, {len(check.failures)} failed "
           f"({time.monotonic() - started:.1f} s)")
     if check.passed == 0 and not check.failures:

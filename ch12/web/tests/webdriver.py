@@ -6,11 +6,14 @@ Chromium driven through chromedriver, W3C WebDriver over plain HTTP and JSON
         page.open("index.html?run=59")
         text = page.js("return document.getElementById('out-59').textContent")
 
-Everything started here is stopped on the way out -- also on SIGINT/SIGTERM
-(install_signal_handlers()): the WebDriver session, chromedriver, every
-Chromium process that runs with this session's own --user-data-dir (found by
-that unique folder and killed by pid, nothing else), the server thread, and
-the temporary profile folder.
+Everything started here is stopped on the way out -- also on SIGINT,
+SIGTERM, SIGHUP and SIGQUIT (install_signal_handlers(): common/supervisor.py;
+a second signal during the cleanup does not cut it short): the WebDriver
+session, chromedriver and every Chromium process (chromedriver runs through
+the supervisor, which stops everything descended from it, in sessions of
+their own too; any process still running with this session's own
+--user-data-dir is killed by pid as well), the server thread, and the
+temporary profile folder (made and removed through common/delete_policy.py).
 
 Without Chromium or chromedriver, Page() raises Unavailable, whose message
 says what is missing and how to install it; the callers exit 77 (Skipped).
@@ -24,13 +27,16 @@ import shutil
 import signal
 import socket
 import subprocess
-import tempfile
+import sys
 import threading
 import time
 import urllib.error
 import urllib.request
 
 WEB_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(WEB_ROOT, "..", "..", "common"))
+import delete_policy  # noqa: E402
+import supervisor  # noqa: E402
 SKIP = 77
 INSTALL_HINT = ("install Chromium and chromedriver (Debian/Ubuntu: apt-get install chromium chromium-driver), "
                 "or name them in CH12_CHROMIUM and CH12_CHROMEDRIVER")
@@ -114,12 +120,11 @@ class StaticServer:
 
 
 def install_signal_handlers():
-    """SIGTERM (a CTest timeout) and SIGINT unwind like an exception, so every
-    `with Page()` block stops what it started."""
-    def handler(signum, _frame):
-        raise KeyboardInterrupt(f"signal {signum}")
-    signal.signal(signal.SIGTERM, handler)
-    signal.signal(signal.SIGINT, handler)
+    """SIGINT, SIGTERM (a CTest timeout), SIGHUP and SIGQUIT unwind like an
+    exception (supervisor.Interrupted, a KeyboardInterrupt whose exit_status
+    is 128 + the signal), so every `with Page()` block stops what it
+    started; a further signal never interrupts that cleanup."""
+    supervisor.install()
 
 
 def _pids_with_arg(arg):
@@ -161,14 +166,18 @@ class Page:
 
     def _start(self):
         self.server = StaticServer(self.root)
-        self.profile = tempfile.mkdtemp(prefix="ch12-web-chromium-")
+        self.profile = delete_policy.temporary_folder("ch12-web-chromium-")
         self.driver_log = os.path.join(self.profile, "chromedriver.log")
         port = free_port()
         self.base = f"http://127.0.0.1:{port}"
-        self.driver = subprocess.Popen(
+        # Chromium's own temporary folders go inside the profile folder too:
+        # a browser that had to be killed leaves nothing behind in /tmp.
+        browser_tmp = os.path.join(self.profile, "tmp")
+        os.mkdir(browser_tmp)
+        self.driver = supervisor.start(
             [self.chromedriver, f"--port={port}", f"--log-path={self.driver_log}"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True)
+            grace=3, env=dict(os.environ, TMPDIR=browser_tmp),
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 30
         while True:
             try:
@@ -191,22 +200,17 @@ class Page:
                    {"script": self.timeout * 1000, "pageLoad": 60000})
 
     def close(self):
-        if self.session:
+        """Stops everything started here. After a signal there is no polite
+        goodbye to chromedriver (it may be what hangs): the supervisor stops
+        it and every Chromium process at once."""
+        if self.session and supervisor.received() is None:
             try:
                 self._call("DELETE", f"/session/{self.session}", timeout=20)
             except (OSError, WebDriverError):
                 pass
-            self.session = None
+        self.session = None
         if self.driver:
-            if self.driver.poll() is None:
-                try:
-                    os.killpg(self.driver.pid, signal.SIGTERM)
-                    self.driver.wait(timeout=10)
-                except (ProcessLookupError, subprocess.TimeoutExpired):
-                    try:
-                        os.killpg(self.driver.pid, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
+            supervisor.stop(self.driver, grace=0 if supervisor.received() is not None else None)
             self.driver = None
         if self.profile:
             # Any Chromium process still running with this session's profile.
@@ -220,7 +224,10 @@ class Page:
                 if not pids:
                     break
                 time.sleep(0.2)
-            shutil.rmtree(self.profile, ignore_errors=True)
+            try:
+                delete_policy.remove(self.profile)
+            except OSError:
+                pass
             self.profile = None
         if self.server:
             self.server.stop()

@@ -8,14 +8,17 @@ runs the check against the copy -- the same check functions the CTests run
     wrong_pages.py [--list] [NAME-PART ...]    (CTest: web_wrong_pages, labels web and long)
 
 Prints CAUGHT or MISSED for each case. Exit 0 when every case was caught, 1
-when one was missed (or no longer applies), 77 without Chromium (Skipped).
+when one was missed (or no longer applies), 77 without Chromium (Skipped), 2
+for a bad command line, 128 + the signal on SIGINT, SIGTERM, SIGHUP or
+SIGQUIT. Each broken copy is a scratch folder made, written and removed
+through common/delete_policy.py and write_policy.py (also on a signal); the
+browsers and check_pictures.py run through common/supervisor.py.
 """
 
 import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -28,6 +31,10 @@ import checks_sort  # noqa: E402
 import page as ch12page  # noqa: E402
 import webdriver  # noqa: E402
 from checklib import Check, WEB  # noqa: E402
+import arguments  # noqa: E402  (common/, put on the path by webdriver)
+import delete_policy  # noqa: E402
+import supervisor  # noqa: E402
+import write_policy  # noqa: E402
 
 
 # ---- the checks, as the CTests run them (some on fewer sizes or views) ---------------------------
@@ -59,9 +66,13 @@ def pictures(check):
     node = shutil.which("node") or shutil.which("nodejs")
     if not node:
         raise webdriver.Unavailable("node not found")
-    run = subprocess.run([sys.executable, os.path.join(HERE, "check_pictures.py"), "--node", node,
-                          "--pictures", os.path.join(checklib.SERVE_ROOT, "pictures")],
-                         capture_output=True, text=True, timeout=300)
+    try:
+        run = supervisor.run([sys.executable, os.path.join(HERE, "check_pictures.py"), "--node", node,
+                              "--pictures", os.path.join(checklib.SERVE_ROOT, "pictures")], timeout=300,
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    except subprocess.TimeoutExpired:
+        check.true("check_pictures.py ran past 300 s", False)
+        return
     for line in run.stdout.splitlines():
         if line.startswith("FAIL"):
             check.true(line[6:], False)
@@ -221,8 +232,10 @@ class NoLongerApplies(Exception):
 
 
 def broken_copy(scratch, changes):
+    """A copy of ch12/web in scratch (a folder made in this run), with changes made."""
     copy = os.path.join(scratch, "web")
-    shutil.copytree(WEB, copy, ignore=shutil.ignore_patterns("node_modules", "__pycache__"))
+    shutil.copytree(WEB, copy, ignore=shutil.ignore_patterns("node_modules", "__pycache__"),
+                    copy_function=lambda src, dst: write_policy.new_file(dst, source=src))
     for name, text, replacement in changes:
         path = os.path.join(copy, name)
         with open(path, encoding="utf-8") as f:
@@ -230,13 +243,12 @@ def broken_copy(scratch, changes):
         count = content.count(text)
         if count != 1:
             raise NoLongerApplies(f"{name}: the text to change is found {count} times, not once: {text[:80]!r}")
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(content.replace(text, replacement))
+        write_policy.write_bytes(path, content.replace(text, replacement).encode("utf-8"), what="broken copy")
     return copy
 
 
 def run_case(test, what, run, changes, words):
-    scratch = tempfile.mkdtemp(prefix="ch12-web-wrong-")
+    scratch = delete_policy.temporary_folder("ch12-web-wrong-")
     started = time.monotonic()
     try:
         checklib.SERVE_ROOT = broken_copy(scratch, changes)
@@ -263,18 +275,26 @@ def run_case(test, what, run, changes, words):
         return False
     finally:
         checklib.SERVE_ROOT = WEB
-        shutil.rmtree(scratch, ignore_errors=True)
+        delete_policy.remove(scratch)
 
 
 def main(argv):
-    if "--list" in argv:
+    parser = arguments.Parser(prog="wrong_pages.py", description="Each check of the page fails on its wrong page.")
+    parser.add_argument("--list", action="store_true", help="list the cases and stop")
+    parser.add_argument("parts", nargs="*", metavar="NAME-PART", help="run the cases whose test or text holds one")
+    args = parser.parse_args(argv)
+    if args.list:
         for test, what, *_ in CASES:
             print(f"{test}: {what}")
         return 0
-    chosen = [c for c in CASES if not argv or any(a in c[0] or a in c[1] for a in argv)]
+    chosen = [c for c in CASES if not args.parts or any(a in c[0] or a in c[1] for a in args.parts)]
     if not chosen:
-        sys.stderr.write(f"usage: wrong_pages.py [--list] [NAME-PART ...]: nothing matches {argv}\n")
-        return 2
+        parser.error(f"nothing matches {args.parts}")
+    return supervisor.main(lambda: run_cases(chosen), "wrong_pages.py",
+                           "the browser was closed and the broken copy removed")
+
+
+def run_cases(chosen):
     webdriver.install_signal_handlers()
     missed = 0
     try:
@@ -283,9 +303,6 @@ def main(argv):
     except webdriver.Unavailable as e:
         print(f"SKIPPED: {e}")
         return webdriver.SKIP
-    except KeyboardInterrupt as e:
-        print(f"INTERRUPTED ({e})")
-        return 130
     print(f"{len(chosen) - missed} of {len(chosen)} wrong pages caught")
     return 1 if missed else 0
 

@@ -12,7 +12,7 @@
 // draws them again and fails if the committed files differ. The PNGs of the
 // class pictures are made from the SVGs by tools/render_png.py.
 
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { bookSortInput, mergeSchedule, sortSchedule, tracePasses } from "../js/schedule.js";
@@ -27,9 +27,22 @@ if (args.length === 1 && (args[0] === "--help" || args[0] === "-h")) {
   process.stdout.write(usage);
   process.exit(0);
 } else if (args.length === 2 && args[0] === "--out") {
+  if (args[1] === "") badArgument("--out wants a folder, not an empty string");
   out = resolve(args[1]);
+  let kind = null;
+  try {
+    kind = statSync(out);
+  } catch (e) {
+    if (e.code !== "ENOENT") badArgument(`--out ${args[1]}: ${e.message}`);
+  }
+  if (kind && !kind.isDirectory()) badArgument(`--out ${args[1]}: not a folder`);
 } else if (args.length !== 0) {
-  process.stderr.write(`draw_pictures.js: unexpected argument '${args[0]}'\n${usage}`);
+  badArgument(`unexpected argument '${args[0]}'`);
+}
+
+// A bad command line: the usage and one line on stderr, exit 2.
+function badArgument(problem) {
+  process.stderr.write(`draw_pictures.js: ${problem}\n${usage}`);
   process.exit(2);
 }
 
@@ -48,7 +61,11 @@ const pictures = {
 for (const [name, picture] of Object.entries(CLASS_PICTURES)) pictures[`class/${name}`] = picture.draw;
 pictures["class/README.md"] = classIndex;
 
-mkdirSync(join(out, "class"), { recursive: true });
+try {
+  mkdirSync(join(out, "class"), { recursive: true });
+} catch (e) {
+  badArgument(`--out: cannot make the folder ${join(out, "class")}: ${e.message}`);
+}
 for (const [name, draw] of Object.entries(pictures)) {
   writeFileSync(join(out, name), draw());
   process.stdout.write(`wrote ${join(out, name)}\n`);

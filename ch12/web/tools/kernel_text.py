@@ -11,17 +11,26 @@ true.
 
 A kernel is the text from the line `__global__ void NAME(` to the first line
 that is `}` alone: the .cu file's lines, companion comments included.
+
+--write replaces js/cuda_kernels.js, a file git tracks, by design: it is one
+of the files common/write_policy.py lets this tool draw (GENERATED), and the
+only one. It is written through the policy: a temporary file beside it,
+renamed over it at the end (its mode kept); an error or a signal leaves the
+old file as it was. Exit status: 0, 1 (a kernel not found; a difference for
+--check), 2 for a bad command line, 128 + the signal when interrupted.
 """
 
-import argparse
 import json
 import os
 import sys
-import tempfile
 
 WEB = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.dirname(os.path.dirname(WEB))
 OUT = os.path.join(WEB, "js", "cuda_kernels.js")
+sys.path.insert(0, os.path.join(REPO, "common"))
+import arguments  # noqa: E402
+import supervisor  # noqa: E402
+import write_policy  # noqa: E402
 
 # The kernels, by the page's name for them: (the .cu file, from the repository root; the kernel's name).
 # If a lesson's kernel moves to another file, change its path here.
@@ -65,27 +74,30 @@ def render():
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="kernel_text.py", description=__doc__.split("\n\n")[0])
+    parser = arguments.Parser(prog="kernel_text.py", description=__doc__.split("\n\n")[0])
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--check", action="store_true")
     mode.add_argument("--write", action="store_true")
-    parser.add_argument("--js", default=OUT, help="the file to check (default: js/cuda_kernels.js)")
+    parser.add_argument("--js", default=OUT, type=arguments.path,
+                        help="the file --check reads (default: js/cuda_kernels.js)")
     args = parser.parse_args(argv)
+    if args.write and args.js != OUT:
+        parser.error("--js names the file --check reads; --write writes js/cuda_kernels.js only")
+    return supervisor.main(lambda: work(args), "kernel_text.py", "js/cuda_kernels.js was left as it was")
+
+
+def work(args):
     try:
         text = render()
     except Problem as e:
         print(f"FAIL: {e}")
         return 1
     if args.write:
-        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(OUT), prefix=".cuda_kernels.", suffix=".tmp")
         try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-                f.write(text)
-            os.chmod(tmp, 0o644)
-            os.replace(tmp, OUT)
-        except BaseException:
-            os.unlink(tmp)
-            raise
+            write_policy.write_bytes(OUT, text.encode("utf-8"), regenerates="kernel_text.py")
+        except (OSError, write_policy.Refused) as e:
+            print(f"FAIL: cannot write {os.path.relpath(OUT, REPO)}: {e}")
+            return 1
         print(f"wrote {os.path.relpath(OUT, REPO)}")
         return 0
     try:

@@ -10,36 +10,41 @@ writes each NAME.png beside NAME.svg, and png.sha256: the SHA-256 of the SVG
 each PNG was made from, which `web_pictures` compares with the SVG committed
 (PNG bytes differ from one Chromium to the next; the SVG is what is checked).
 
+The PNGs and png.sha256 are files git tracks, replaced by design: they are
+the files common/write_policy.py lets this tool draw (GENERATED), and only
+they. Each is written through the policy -- a temporary file beside it,
+renamed over it once rendered, its mode kept -- and every one is checked
+before the browser starts (a PNG that is a link to another file is refused).
+
 Exit status: 0 done; 77 without Chromium and chromedriver (how to install
-them is printed); 1 when a picture could not be rendered.
+them is printed); 1 when a picture could not be rendered; 2 for a bad
+command line or a target the write policy refuses; 128 + the signal on
+SIGINT, SIGTERM, SIGHUP or SIGQUIT, after closing the browser (a PNG being
+written is left as it was).
 """
 
 import base64
 import hashlib
 import os
 import sys
-import tempfile
 
 WEB = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(WEB, "tests"))
 import webdriver  # noqa: E402
+import arguments  # noqa: E402  (common/, put on the path by webdriver)
+import supervisor  # noqa: E402
+import write_policy  # noqa: E402
 
+NAME = "render_png.py"
 FOLDER = os.path.join(WEB, "pictures", "class")
 MANIFEST = os.path.join(FOLDER, "png.sha256")
 SCALE = 2
 
 
-def write_atomically(path, data):
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=f".{os.path.basename(path)}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+def write(target, data):
+    with write_policy.Output(target, recheck={"regenerates": NAME, "what": "picture"}) as out:
+        out.file.write(data)
+        out.commit()
 
 
 def svg_size(text):
@@ -51,10 +56,21 @@ def svg_size(text):
 
 
 def main(argv):
-    if argv:
-        sys.stderr.write("usage: render_png.py   (no arguments: renders every pictures/class/*.svg)\n")
-        return 0 if argv in (["--help"], ["-h"]) else 2
+    parser = arguments.Parser(prog=NAME, description="Renders every pictures/class/*.svg as a PNG beside it "
+                              "(no arguments).")
+    parser.parse_args(argv)
     names = sorted(n for n in os.listdir(FOLDER) if n.endswith(".svg"))
+    try:   # every file it will write, decided before the browser starts
+        targets = {name: write_policy.check(os.path.join(FOLDER, name[:-4] + ".png"), regenerates=NAME, what="picture")
+                   for name in names}
+        manifest = write_policy.check(MANIFEST, regenerates=NAME, what="picture")
+    except write_policy.Refused as e:
+        parser.error(str(e))
+    return supervisor.main(lambda: render(names, targets, manifest), NAME,
+                           "the browser was closed; the picture being written was left as it was")
+
+
+def render(names, targets, manifest):
     webdriver.install_signal_handlers()
     lines = []
     try:
@@ -71,18 +87,20 @@ def main(argv):
                     "format": "png", "captureBeyondViewport": True,
                     "clip": {"x": 0, "y": 0, "width": width, "height": height, "scale": 1}})
                 png = base64.b64decode(shot["data"])
-                write_atomically(os.path.join(FOLDER, name[:-4] + ".png"), png)
+                write(targets[name], png)
                 lines.append(f"{hashlib.sha256(svg).hexdigest()}  {name[:-4]}.png")
                 print(f"pictures/class/{name[:-4]}.png: {len(png)} bytes, {int(width) * SCALE} x {int(height) * SCALE}")
     except webdriver.Unavailable as e:
         print(f"SKIPPED: {e}")
         return webdriver.SKIP
-    except (webdriver.WebDriverError, ValueError, OSError) as e:
+    except (webdriver.WebDriverError, ValueError, OSError, write_policy.Refused) as e:
         print(f"FAIL: {e}")
         return 1
-    except KeyboardInterrupt:
-        return 130
-    write_atomically(MANIFEST, ("\n".join(lines) + "\n").encode())
+    try:
+        write(manifest, ("\n".join(lines) + "\n").encode())
+    except (OSError, write_policy.Refused) as e:
+        print(f"FAIL: {e}")
+        return 1
     print(f"pictures/class/png.sha256: {len(lines)} PNGs, each with the SVG it was made from")
     return 0
 

@@ -1,0 +1,471 @@
+"""The one process supervisor: every program a tool of this companion starts
+is started, stopped and reaped here, and every tool ends through main() below.
+common/README.md states the rules; in short:
+
+    import supervisor
+    def work():
+        proc = supervisor.start(["build/58_bitonic_split_cpu_baseline"], stdout=subprocess.PIPE)
+        out, _ = proc.communicate()
+        supervisor.stop(proc)          # whatever it left behind
+        return 0
+    sys.exit(supervisor.main(work, "my_tool"))
+
+* start() runs the child in a session (and process group) of its own, with
+  SIGINT, SIGTERM, SIGHUP and SIGQUIT held back until the child is recorded
+  here and the handlers are in place: a signal can no longer land between the
+  start and the bookkeeping that stops the child.
+* The first of those signals raises Interrupted (a KeyboardInterrupt, so no
+  `except Exception` swallows it) in the main thread; later ones never raise
+  again -- the cleanup that the first one started runs to its end -- they only
+  cut the grace short.
+* stop() sends SIGTERM to the child's group and to every process descended
+  from it, also those that started sessions of their own (chromedriver,
+  Chromium, a daemon): on Linux this process is a "child subreaper", so no
+  descendant can escape to init while it runs. It waits GRACE seconds (or the
+  child's own grace) for them to end, then sends SIGKILL to all that are
+  left, and reaps them.
+* main() runs a tool's work; on an interrupt it stops every child still
+  running and returns 128 + the signal (130 SIGINT, 131 SIGQUIT, 129 SIGHUP,
+  143 SIGTERM) after one line on stderr.
+"""
+
+import atexit
+import ctypes
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from contextlib import contextmanager
+
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
+GRACE = 10.0       # seconds between SIGTERM and SIGKILL, by default (time enough on a loaded machine)
+POLL = 0.02        # how often a stop looks again (a tool's own loop, not a test's)
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGINT, SIGTERM, SIGHUP or SIGQUIT arrived; exit_status = 128 + signal."""
+
+    def __init__(self, signum):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+        self.name = signal.Signals(signum).name
+        self.exit_status = 128 + signum
+
+
+# ---- the state of this process ---------------------------------------------------------
+
+_lock = threading.RLock()
+_installed = False
+_defer = 0            # > 0: a signal is recorded, not raised (a start or a stop is under way)
+_received = None      # the first signal received (it decides the exit status)
+_raised = False       # Interrupted was raised once: later signals never raise
+_hurry = False        # a further signal came during a stop: no more grace
+_children = {}        # pid -> Popen: the children started here and not yet stopped
+
+
+def _handler(signum, _frame):
+    global _received, _raised, _hurry
+    if _received is None:
+        _received = signum
+    else:
+        _hurry = True
+    if _raised or _defer:
+        return
+    _raised = True
+    # The children are asked to stop at once (the first step of every stop):
+    # should the exception below be swallowed -- Python ignores an exception
+    # raised in a weakref callback or a __del__ method, where a handler may
+    # run -- they end anyway, and start() and main() see the signal.
+    for proc in list(_children.values()):
+        if proc.returncode is None and not getattr(proc, "ch12_asked", False):
+            proc.ch12_asked = True   # (once: a second SIGTERM could land in its own handler)
+            _killpg(proc.pid, signal.SIGTERM)
+    raise Interrupted(signum)
+
+
+def _set_subreaper():
+    """Orphaned descendants come back to this process instead of init (Linux)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        return False
+
+
+def install():
+    """The handlers for the four signals (a signal this process inherited as
+    ignored, as under nohup, stays ignored). Main thread only; once."""
+    global _installed
+    if _installed or threading.current_thread() is not threading.main_thread():
+        return
+    for s in SIGNALS:
+        if signal.getsignal(s) is not signal.SIG_IGN:
+            signal.signal(s, _handler)
+    _set_subreaper()
+    atexit.register(stop_all)
+    _installed = True
+
+
+def received():
+    """The signal that interrupted this process, or None."""
+    return _received
+
+
+def check():
+    """Raises Interrupted if a signal was recorded while it could not be raised."""
+    global _raised
+    if _received is not None and not _raised and not _defer:
+        _raised = True
+        raise Interrupted(_received)
+
+
+@contextmanager
+def deferred():
+    """Within: the four signals are held back (blocked in the main thread, and
+    recorded rather than raised); on the way out a recorded one is raised.
+    Yields the signal mask from before (what a child started within gets)."""
+    global _defer
+    main = threading.current_thread() is threading.main_thread()
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS if main else [])
+    with _lock:
+        _defer += 1
+    try:
+        yield old
+    finally:
+        with _lock:
+            _defer -= 1
+        if main:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        if main:
+            check()
+
+
+# ---- processes, seen through /proc -----------------------------------------------------
+
+def _stat(pid):
+    """(ppid, state, start time) of pid, or None when it is gone."""
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        return int(fields[1]), fields[0].decode(), int(fields[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _table():
+    """pid -> (ppid, state, start time) of every process on the machine."""
+    table = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return table
+    for entry in entries:
+        if entry.isdigit():
+            s = _stat(int(entry))
+            if s:
+                table[int(entry)] = s
+    return table
+
+
+def _descendants(roots, table):
+    """The processes descended from roots (not the roots), as {pid: start time}."""
+    children = {}
+    for pid, (ppid, _, _) in table.items():
+        children.setdefault(ppid, []).append(pid)
+    found, todo = {}, list(roots)
+    while todo:
+        for c in children.get(todo.pop(), ()):
+            if c not in found and c != os.getpid():
+                found[c] = table[c][2]
+                todo.append(c)
+    return found
+
+
+TOKEN_VARIABLE = "CH12_SUPERVISED_BY"
+_token = "%d.%d" % (os.getpid(), time.monotonic_ns())
+
+
+def _carries_token(pid):
+    """Whether pid's environment names this supervisor (every child started
+    here, and what they start, inherit it); True when it cannot be read."""
+    try:
+        with open("/proc/%d/environ" % pid, "rb") as f:
+            env = f.read()
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    for entry in env.split(b"\0"):
+        if entry.startswith(TOKEN_VARIABLE.encode() + b"="):
+            return _token.encode() in entry.split(b"=", 1)[1].split()
+    return False
+
+
+def _orphans(table):
+    """Processes that came back to this process (its subreaper role) from a
+    child started here, and what descends from them: what a stopped or
+    finished child left, as {pid: start time}; their zombies too, to be
+    reaped. A child this process started otherwise (a plain subprocess call)
+    does not carry the token: never taken while it runs."""
+    me = os.getpid()
+    found = {}
+    for pid, (ppid, state, start) in table.items():
+        if ppid == me and pid not in _children and (state == "Z" or _carries_token(pid)):
+            found[pid] = start
+            found.update(_descendants([pid], table))
+    return found
+
+
+def _alive(pid, start):
+    s = _stat(pid)
+    return s is not None and s[2] == start and s[1] not in ("Z", "X")
+
+
+def _send(pid, start, sig):
+    """sig to pid if it is still the process seen (same start time), and to its
+    group when it leads one (Chromium's processes, in sessions of their own)."""
+    s = _stat(pid)
+    if s is None or s[2] != start:
+        return
+    for kill, target in ((os.kill, pid), (os.killpg, pid)):
+        try:
+            kill(target, sig)
+        except (ProcessLookupError, PermissionError, OSError):
+            pass
+
+
+def _killpg(pid, sig):
+    try:
+        os.killpg(pid, sig)
+    except (ProcessLookupError, PermissionError, OSError):
+        pass
+
+
+def _reap(pids):
+    """Waits for the zombies of orphans that came back to this process."""
+    me = os.getpid()
+    for pid in pids:
+        s = _stat(pid)
+        if s and s[0] == me and pid not in _children:
+            try:
+                os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                pass
+
+
+# ---- starting and stopping ---------------------------------------------------------------
+
+def _child_setup(old_mask, limit_memory):
+    def setup():
+        signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
+        if limit_memory:
+            import resource
+            resource.setrlimit(resource.RLIMIT_AS, (limit_memory, limit_memory))
+    return setup
+
+
+def start(argv, grace=GRACE, limit_memory=None, env=None, **popen_kwargs):
+    """subprocess.Popen(argv, **popen_kwargs) in a session of its own, recorded
+    here before any of the four signals can act. grace: seconds the child gets
+    between SIGTERM and SIGKILL when it is stopped. limit_memory: RLIMIT_AS in
+    bytes. Raises OSError when the program cannot be started."""
+    install()
+    if _received is not None:   # interrupted already (and that was swallowed somewhere): start nothing
+        raise Interrupted(_received)
+    for bad in ("start_new_session", "preexec_fn", "process_group"):
+        if bad in popen_kwargs:
+            raise TypeError("supervisor.start() decides %s itself" % bad)
+    env = dict(os.environ if env is None else env)
+    tokens = env.get(TOKEN_VARIABLE, "").split()
+    env[TOKEN_VARIABLE] = " ".join(tokens + [_token])
+    with deferred() as mask:
+        with _lock:   # (another thread's stop() never sees it unrecorded, and takes it for an orphan)
+            proc = subprocess.Popen(argv, start_new_session=True, env=env,
+                                    preexec_fn=_child_setup(mask, limit_memory), **popen_kwargs)
+            proc.ch12_grace = grace
+            _children[proc.pid] = proc
+    return proc
+
+
+def _wait_gone(proc, pids, seconds):
+    """Until proc has ended and none of pids runs, or seconds pass (or a
+    further signal asks to hurry)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and not _hurry:
+        if proc.poll() is not None and not any(_alive(p, s) for p, s in pids.items()):
+            return
+        time.sleep(POLL)
+
+
+def _leftovers(proc, seen):
+    table = _table()
+    found = dict(seen)
+    found.update(_descendants([proc.pid], table))
+    found.update(_orphans(table))
+    return {p: s for p, s in found.items() if _alive(p, s)}
+
+
+def stop(proc, grace=None):
+    """Stops proc and everything descended from it -- processes in sessions of
+    their own too, and whatever came back to this process when its parent
+    ended -- and reaps proc:
+      1. while proc runs: SIGTERM to its process group, and up to `grace`
+         seconds (default: the grace given to start()) for it to end -- the
+         time a program needs to stop what it started itself (page_output.py
+         closes its browser);
+      2. once it has ended: SIGTERM to every process of its tree still running,
+         and up to `grace` seconds for them to end (if it has not ended, it
+         let its grace pass: no second grace);
+      3. SIGKILL to whatever is left.
+    Uninterruptible: a signal that arrives meanwhile is recorded, and cuts the
+    waiting short. Returns the pids of its tree that were still running after
+    step 1 (what proc left behind, or could not stop itself)."""
+    global _defer
+    if grace is None:
+        grace = getattr(proc, "ch12_grace", GRACE)
+    with _lock:
+        _defer += 1
+    try:
+        seen = _descendants([proc.pid], _table())
+        if not os.path.isdir("/proc/self"):   # no /proc: the process group is all we can reach
+            if proc.poll() is None:
+                _killpg(proc.pid, signal.SIGTERM)
+                _wait_gone(proc, {}, grace)
+            if proc.poll() is None:
+                _killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            return []
+        if proc.poll() is None:
+            if not getattr(proc, "ch12_asked", False):   # (the signal handler may have asked already)
+                proc.ch12_asked = True
+                _killpg(proc.pid, signal.SIGTERM)   # (a zombie not yet reaped keeps its pid: no one else's group)
+            _wait_gone(proc, {}, grace)
+        with _lock:   # (what to stop is decided while no other thread starts a child)
+            left = _leftovers(proc, seen)
+            if proc.poll() is None:   # it let its grace pass: no second one for what it started
+                _killpg(proc.pid, signal.SIGKILL)
+            else:
+                for pid, start_time in left.items():
+                    _send(pid, start_time, signal.SIGTERM)
+        if proc.returncode is not None:
+            _wait_gone(proc, left, grace)
+        with _lock:
+            late = _leftovers(proc, left)
+            for pid, start_time in late.items():
+                _send(pid, start_time, signal.SIGKILL)
+        proc.wait()
+        everyone = dict(left)
+        everyone.update(late)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and any(_alive(p, s) for p, s in everyone.items()):
+            time.sleep(POLL)
+        _reap(everyone)
+        return sorted(left)
+    finally:
+        with _lock:
+            _children.pop(proc.pid, None)
+            _defer -= 1
+
+
+def stop_all():
+    """Stops every child still recorded here, the last started first, then
+    whatever else came back to this process (SIGTERM, a short grace, SIGKILL)."""
+    global _defer
+    with _lock:
+        _defer += 1
+    try:
+        for proc in reversed(list(_children.values())):
+            stop(proc)
+        with _lock:
+            left = _orphans(_table())
+            for pid, start_time in left.items():
+                _send(pid, start_time, signal.SIGTERM)
+        if left:
+            deadline = time.monotonic() + GRACE
+            while time.monotonic() < deadline and not _hurry and any(_alive(p, s) for p, s in left.items()):
+                time.sleep(POLL)
+            for pid, start_time in left.items():
+                if _alive(pid, start_time):
+                    _send(pid, start_time, signal.SIGKILL)
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and any(_alive(p, s) for p, s in left.items()):
+                time.sleep(POLL)
+            _reap(left)
+    finally:
+        with _lock:
+            _defer -= 1
+
+
+def run(argv, timeout=None, input=None, **popen_kwargs):
+    """subprocess.run through the supervisor: start(), communicate(), stop()
+    (also on a timeout, which then raises subprocess.TimeoutExpired, and on an
+    interrupt). Returns a subprocess.CompletedProcess."""
+    grace = popen_kwargs.pop("grace", GRACE)
+    if input is not None:
+        popen_kwargs["stdin"] = subprocess.PIPE
+    proc = start(argv, grace=grace, **popen_kwargs)
+    try:
+        out, err = proc.communicate(input=input, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        stop(proc)
+        proc.communicate()
+        raise
+    stop(proc)
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+
+
+def children():
+    """The children started here and not yet stopped."""
+    return list(_children.values())
+
+
+# ---- a tool's main ---------------------------------------------------------------------------
+
+def readable_output():
+    """stdout and stderr never raise on a character their encoding lacks (a
+    terminal or a pipe that is not UTF-8): such a character is written escaped."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError):
+            pass
+
+
+def main(work, name, stopped="what it was running was stopped"):
+    """Runs work() (it returns the exit status) with the handlers installed.
+    On SIGINT, SIGTERM, SIGHUP or SIGQUIT: every child still running is
+    stopped, one line goes to stderr and the status is 128 + the signal."""
+    install()
+    readable_output()
+    try:
+        if _received is not None:
+            raise Interrupted(_received)
+        status = work()
+    except Interrupted as e:
+        status = e.exit_status
+    global _defer
+    with _lock:
+        _defer += 1   # from here on, a signal only hurries the stop
+    stop_all()
+    if _received is not None:
+        status = 128 + _received
+        try:
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            pass
+        try:
+            sys.stderr.write("%s: interrupted by %s: %s\n" % (name, signal.Signals(_received).name, stopped))
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+    return status
+
+
+# The handlers are in place as soon as a tool imports this module (its first
+# import): the earlier, the smaller the time in which Python's own SIGINT
+# handler -- whose KeyboardInterrupt an import may swallow -- is in charge.
+install()

@@ -1,0 +1,432 @@
+#!/usr/bin/env python3
+"""The one write policy: every file a tool of this companion writes is
+written here (common/README.md states the rules).
+
+    target = write_policy.check("out.png", inputs=["bench.csv"])   # Refused: why, and what to do
+    with write_policy.Output(target) as out:                       # a temporary file beside it
+        out.file.write(data)
+        out.commit()                                               # fsync, keep the mode, rename
+
+* A path is refused when it resolves, through any link, to a file tracked in
+  a git checkout (any checkout, not only this one), to a book's or a trap's
+  golden (NN_name.txt, NN_name.replay.txt in an expected_output/ folder, a
+  copy without git included), to a folder, to something inside a .git
+  folder, to a link that names nothing, or to one of the tool's inputs. The
+  one exception: --update may replace the golden it names (a file in an
+  expected_output/ folder) when that golden is not a book's or a trap's.
+* Nothing is opened over the target before the work is done: the data goes
+  to a temporary file in the same folder (made with O_EXCL, so that no file
+  of the user's is taken for it), which commit() flushes to disk and renames
+  over the target, with the target's old mode (0644 for a new file). A link
+  stays a link: the file it names is replaced.
+* The temporary file is removed on every way out: an error, an exception,
+  SIGINT/SIGTERM/SIGHUP/SIGQUIT (through common/supervisor.py), and exit.
+* A character device or a FIFO (/dev/null, /dev/full, a pipe) holds nothing to
+  lose: it is written directly.
+* The tools that draw committed files (GENERATED: draw_pictures.js,
+  render_png.py, kernel_text.py --write) may replace those files, and only
+  those, of this checkout: check(..., regenerates=TOOL).
+* In a folder made in this run nothing is anyone else's: new_file() creates
+  a file there with O_EXCL (a handout's copies, a scratch copy of the page).
+
+As a command, for the shell scripts, which keep to the same rules:
+
+    python3 common/write_policy.py check [--input FILE]... PATH...
+
+exits 0 when every PATH may be written, 2 with one line per refusal.
+"""
+
+import atexit
+import glob
+import os
+import re
+import stat
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import delete_policy  # noqa: E402  (which folders were made in this run)
+import supervisor  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+NEW_FILE_MODE = 0o644
+
+
+class Refused(Exception):
+    """The policy refuses the write: the message says why and what to do."""
+
+
+# ---- goldens ------------------------------------------------------------------------------
+
+# A numbered listing's or trap's golden: 58_bitonic_split_cpu_baseline.txt,
+# 59_trap_adjacent_pairs.replay.txt, ...
+PROTECTED_NAME = re.compile(r"^[0-9]+_[^/]*\.txt$")
+
+
+def book_golden_names(repo=REPO):
+    """The golden file names that hold the book's sample output: one per
+    numbered lesson listing in ch12/ (and its --replay variant)."""
+    names = set()
+    for path in glob.glob(os.path.join(repo, "ch12", "[0-9][0-9]_*.c*")):
+        stem, ext = os.path.splitext(os.path.basename(path))
+        if ext in (".cpp", ".cu"):
+            names.add(stem + ".txt")
+            names.add(stem + ".replay.txt")
+    return names
+
+
+def is_book_golden(path, repo=REPO):
+    """True when `path` is (or links to) one of the book's goldens of this checkout."""
+    real = os.path.realpath(path)
+    golden_dir = os.path.realpath(os.path.join(repo, "expected_output"))
+    return os.path.dirname(real) == golden_dir and os.path.basename(real) in book_golden_names(repo)
+
+
+def is_protected_golden(path):
+    """True when `path`, or the file it links to, is named like a numbered
+    listing's or trap's golden (NN_*.txt, NN_*.replay.txt), wherever it is."""
+    names = (os.path.basename(path), os.path.basename(os.path.realpath(path)))
+    return any(PROTECTED_NAME.match(n) for n in names)
+
+
+def is_golden(real):
+    """A file in an expected_output/ folder."""
+    return os.path.basename(os.path.dirname(real)) == "expected_output"
+
+
+# ---- git checkouts ------------------------------------------------------------------------
+
+def checkout_of(folder):
+    """The top of the git checkout that holds folder (a .git folder or file
+    there), or None."""
+    d = folder
+    while True:
+        if os.path.lexists(os.path.join(d, ".git")):
+            return d
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
+
+
+def is_tracked(real):
+    """Whether git tracks the file at the real path `real` in the checkout
+    that holds it. Refused when there is a checkout but git cannot say."""
+    top = checkout_of(os.path.dirname(real))
+    if top is None:
+        return False
+    rel = os.path.relpath(real, top)
+    command = ["git", "-c", "safe.directory=*", "--literal-pathspecs", "-C", top, "ls-files", "-z", "--", rel]
+    try:
+        proc = supervisor.start(command, grace=1, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+    except OSError as e:
+        raise Refused("%s is in the git checkout %s, and git cannot be run (%s) to tell whether it is tracked"
+                      % (real, top, e.strerror))
+    try:
+        out, err = proc.communicate(timeout=60)
+    except BaseException:
+        supervisor.stop(proc)
+        raise
+    supervisor.stop(proc)
+    if proc.returncode != 0:
+        raise Refused("%s is in the git checkout %s, and git cannot tell whether it is tracked: %s"
+                      % (real, top, err.decode(errors="replace").strip().splitlines()[-1:] or "?"))
+    return bool(out.strip(b"\0"))
+
+
+# ---- the files that a tool draws for the repository ---------------------------------------
+
+# The tools whose job is to make files that are committed -- pictures, and the
+# page's copy of the CUDA kernels -- and the files of this checkout that each
+# may replace (patterns relative to the repository, as fnmatch takes them;
+# '*' stops at no '/', so each pattern names one folder's files). Nothing else
+# that git tracks, and no book or trap golden, ever. draw_pictures.js (Node)
+# keeps to the same list: it writes ch12/web/pictures/ or the --out folder.
+GENERATED = {
+    "draw_pictures.js": ("ch12/web/pictures/*.svg", "ch12/web/pictures/class/*.svg",
+                         "ch12/web/pictures/class/README.md"),
+    "render_png.py": ("ch12/web/pictures/class/*.png", "ch12/web/pictures/class/png.sha256"),
+    "kernel_text.py": ("ch12/web/js/cuda_kernels.js",),
+}
+
+
+def generated_by(tool, real, repo=REPO):
+    """True when the real path `real` is one of the files of this checkout
+    that `tool` draws (GENERATED)."""
+    import fnmatch
+    top = os.path.realpath(repo)
+    if not real.startswith(top + os.sep):
+        return False
+    rel = os.path.relpath(real, top)
+    return any(fnmatch.fnmatchcase(rel, pattern) and rel.count(os.sep) == pattern.count("/")
+               for pattern in GENERATED.get(tool, ()))
+
+
+# ---- the check ----------------------------------------------------------------------------
+
+class Target:
+    """Where a write goes: given (as named), real (the file that changes),
+    device (written directly: a character device or a FIFO), mode (what the
+    file will have)."""
+
+    def __init__(self, given, real, device, mode):
+        self.given, self.real, self.device, self.mode = given, real, device, mode
+
+    def __repr__(self):
+        return "Target(%r -> %r)" % (self.given, self.real)
+
+
+def _same(a, b):
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def check(path, inputs=(), update_golden=False, what="output", regenerates=None):
+    """The Target for writing `path`, or Refused. inputs: the files the tool
+    reads (an output may not be one of them). update_golden: the one path
+    --update names (a golden that is not a book's or a trap's may be replaced
+    even though git tracks it). regenerates: the name of a tool in GENERATED,
+    which may replace the tracked files of this checkout listed there for it
+    (and no others).
+
+    In a folder made in this run (delete_policy.made_folder, temporary_folder)
+    nothing is anyone else's: git is not asked."""
+    if not isinstance(path, str) or not path:
+        raise Refused("the %s path is empty" % what)
+    if "\0" in path:
+        raise Refused("the %s path holds a NUL byte" % what)
+    if path.endswith(os.sep) or path.endswith(os.sep + ".") or path.endswith(os.sep + ".."):
+        raise Refused("the %s %s names a folder, not a file" % (what, path))
+    try:
+        st = os.stat(path)           # through links (also /dev/stdout's)
+    except FileNotFoundError:
+        st = None
+    except OSError as e:
+        raise Refused("cannot write the %s %s: %s" % (what, path, e.strerror))
+    if st is not None and (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
+        return Target(path, path, True, None)
+    if st is None and os.path.islink(path):
+        raise Refused("the %s %s is a link to %s, which does not exist; give the file itself"
+                      % (what, path, os.readlink(path)))
+    real = os.path.realpath(path)
+    shown = path if real == os.path.abspath(path) else "%s (%s)" % (path, real)
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise Refused("the %s %s is a folder, not a file" % (what, shown))
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise Refused("the %s %s is not a regular file" % (what, shown))
+    folder = os.path.dirname(real)
+    if not os.path.isdir(folder):
+        raise Refused("cannot write the %s %s: the folder %s does not exist" % (what, path, folder))
+    if ".git" in real.split(os.sep):
+        raise Refused("the %s %s is inside a .git folder, which is git's own" % (what, shown))
+    for i in inputs:
+        if i and os.path.exists(i) and _same(real, i):
+            raise Refused("the %s %s is also an input (%s): give another file for the %s" % (what, shown, i, what))
+    protected = (is_protected_golden(path) or is_book_golden(real)) and (update_golden or is_golden(real))
+    if protected:
+        raise Refused("the %s %s is a golden named after a numbered listing or trap (NN_name.txt, "
+                      "NN_name.replay.txt): it holds the book's sample output or a trap's, which no tool may change"
+                      % (what, shown))
+    if delete_policy.made_in_this_run(folder):
+        pass   # (a folder this run made: no file of git's or of the user's is in it)
+    elif regenerates is not None and generated_by(regenerates, real):
+        pass   # (a file this tool draws for the repository: GENERATED)
+    elif st is not None and is_tracked(real):
+        if not (update_golden and is_golden(real)):
+            raise Refused("the %s %s is a file tracked by git in the checkout %s: no tool overwrites it; "
+                          "give a path outside the checkout's files (e.g. under build/)"
+                          % (what, shown, checkout_of(folder)))
+    elif st is None and is_tracked(real):  # deleted from the working tree, still tracked
+        raise Refused("the %s %s is a file tracked by git (deleted from the working tree): restore it with "
+                      "git checkout, or give another path" % (what, shown))
+    mode = stat.S_IMODE(st.st_mode) if st is not None else NEW_FILE_MODE
+    return Target(path, real, False, mode)
+
+
+# ---- writing ------------------------------------------------------------------------------
+
+_temporaries = set()   # temporary files of this process not yet renamed or removed
+
+
+def _remove_temporaries():
+    for tmp in list(_temporaries):
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        _temporaries.discard(tmp)
+
+
+atexit.register(_remove_temporaries)
+
+
+class Output:
+    """A write through the policy: open() makes the temporary file (its
+    .file, binary; its .fileno() for a child's stdout), commit() puts it in
+    place, and anything else -- an exception, a signal, leaving the `with`
+    block -- removes it and leaves the target as it was."""
+
+    def __init__(self, target, recheck=None):
+        self.target = target
+        self.recheck = recheck   # check() again just before the rename (its keyword arguments)
+        self.file = None
+        self.tmp = None
+        self.committed = False
+
+    def __enter__(self):
+        self.open()
+        return self
+
+    def __exit__(self, *exc):
+        if not self.committed:
+            self.discard()
+
+    def fileno(self):
+        return self.file.fileno()
+
+    def open(self):
+        if self.target.device:
+            self.file = open(self.target.real, "wb")
+            return self.file
+        supervisor.install()
+        folder, name = os.path.split(self.target.real)
+        with supervisor.deferred():
+            fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + name + ".", suffix=".partial")
+            _temporaries.add(tmp)
+            self.tmp = tmp
+        self.file = os.fdopen(fd, "wb")
+        return self.file
+
+    def commit(self):
+        """Flushes the data to disk and renames the temporary file over the
+        target (keeping its mode). Refused when the target became something
+        the policy refuses meanwhile."""
+        if self.target.device:
+            self.file.close()
+            self.committed = True
+            return
+        self.file.flush()
+        os.fsync(self.file.fileno())
+        os.fchmod(self.file.fileno(), self.target.mode)
+        try:
+            old = os.stat(self.target.real)
+            if os.geteuid() == 0 and (old.st_uid, old.st_gid) != (0, 0):
+                os.fchown(self.file.fileno(), old.st_uid, old.st_gid)
+        except OSError:
+            pass
+        self.file.close()
+        if self.recheck is not None:
+            again = check(self.target.given, **self.recheck)
+            if again.real != self.target.real:
+                raise Refused("%s changed while it was being written (it now names %s)"
+                              % (self.target.given, again.real))
+        with supervisor.deferred():
+            os.replace(self.tmp, self.target.real)
+            _temporaries.discard(self.tmp)
+            self.committed = True
+        try:
+            fd = os.open(os.path.dirname(self.target.real), os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except OSError:
+            pass
+
+    def discard(self):
+        if self.file is not None and not self.file.closed:
+            try:
+                self.file.close()
+            except OSError:
+                pass
+        if self.tmp is not None and self.tmp in _temporaries:
+            try:
+                os.unlink(self.tmp)
+            except OSError:
+                pass
+            _temporaries.discard(self.tmp)
+
+
+def new_file(path, data=None, source=None):
+    """A new file in a folder made in this run (delete_policy.made_folder or
+    temporary_folder): created with O_EXCL and O_NOFOLLOW, so that it is never
+    written over anything, holding data, or a copy of the file `source` (its
+    permission bits and times too; a link is copied as a link). No temporary
+    file: should the work stop halfway, the tool removes the whole folder it
+    made. Refused anywhere else."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if not delete_policy.made_in_this_run(folder):
+        raise Refused("%s is not in a folder made by this tool in this run: a new file is written there only" % path)
+    if source is not None and os.path.islink(source):
+        os.symlink(os.readlink(source), path)
+        return path
+    src = None
+    if source is not None:   # (opened without waiting, then looked at: a FIFO would wait for a writer forever)
+        src = os.open(source, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+        st = os.fstat(src)
+        if not stat.S_ISREG(st.st_mode):
+            os.close(src)
+            raise Refused("%s is not a regular file: it is not copied" % source)
+    try:
+        mode = stat.S_IMODE(st.st_mode) if source is not None else NEW_FILE_MODE
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        try:
+            with os.fdopen(fd, "wb") as out:
+                if src is not None:
+                    while True:
+                        chunk = os.read(src, 1 << 20)
+                        if not chunk:
+                            break
+                        out.write(chunk)
+                else:
+                    out.write(data)
+                os.fchmod(out.fileno(), mode)
+        except BaseException:
+            try:
+                os.unlink(path)   # (made just now, with O_EXCL: this tool's own)
+            except OSError:
+                pass
+            raise
+    finally:
+        if src is not None:
+            os.close(src)
+    if source is not None:
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    return path
+
+
+def write_bytes(path, data, **check_args):
+    """check(path, **check_args), then the data written through a temporary
+    file. Returns the Target; raises Refused or OSError."""
+    target = check(path, **check_args)
+    with Output(target, recheck=check_args) as out:
+        out.file.write(data)
+        out.commit()
+    return target
+
+
+def _command(argv):
+    import argparse
+    ap = argparse.ArgumentParser(prog="write_policy.py", description="May these paths be written?")
+    ap.add_argument("verb", choices=["check"])
+    ap.add_argument("--input", action="append", default=[], help="a file the tool reads (repeatable)")
+    ap.add_argument("--what", default="output", help="what the path is, for the message")
+    ap.add_argument("paths", nargs="+")
+    a = ap.parse_args(argv)
+    refused = 0
+    for p in a.paths:
+        try:
+            check(p, inputs=a.input, what=a.what)
+        except Refused as e:
+            print("refused: %s" % e, file=sys.stderr)
+            refused += 1
+    return 2 if refused else 0
+
+
+if __name__ == "__main__":
+    sys.exit(supervisor.main(lambda: _command(sys.argv[1:]), "write_policy.py"))
