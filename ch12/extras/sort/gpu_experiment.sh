@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ch12/extras/sort/gpu_experiment.sh -- issue 29's measurement on a GPU
+# ch12/extras/sort/gpu_experiment.sh -- the window design's measurement on a GPU
 # machine, round 2 (at most 90 s after the build): the window design's
 # variants against the fast design and CUB, in ONE benchmark process, with
 # the roofline; the window design's tests on the device; Nsight Compute on
@@ -32,7 +32,7 @@
 #                2^24-key sort as routed: the tile kernel, three window passes
 #   summary.txt  the table printed last: each case, fast / window / the
 #                variants / CUB, the change against the fast design and
-#                against the figures before issue 29, the targets
+#                against the figures before the window design, the targets
 # Exit status 1 when a step failed (ncu included) or any result was wrong;
 # 2 on a bad command line: an argument, SKIP_BUILD other than 0 or 1, an OUT
 # it cannot write or holding files git tracks where it writes

@@ -334,7 +334,7 @@ static void check_windows_fit(const std::string& gpu, const Limits& l, const Tun
                gpu + ": the largest window two blocks of which an SM holds, " + std::to_string(word) +
                    "-byte words: 2^" + std::to_string(T));
         expect(t.window_from[w] == kWindowFromBits[w] && t.window_merge_from == kWindowMergeFromBits,
-               gpu + ": the windows take arrays of 2^24 keys and more, no pairs, no merges");
+               gpu + ": the windows take arrays of 2^22 keys and more, no pairs, no merges");
         for (int S = 1; S <= 31; ++S)
             for (uint64_t total : {uint64_t(1) << S, uint64_t(1) << 24, uint64_t(1) << 31}) {
                 if (total < (uint64_t(1) << S)) continue;
@@ -408,15 +408,20 @@ static void check_refused_pins() {
 }
 
 // Where the routes go on the H200 (tune()'s policy): the fast design up to
-// 2^23 keys, the windows (2^14, after the cluster tiles) from 2^24.
+// 2^21 keys, the windows (2^14, after the cluster tiles) from 2^22.
 static void check_h200_routes() {
     Tuning t;
     tune(h200(), &t);
     expect(t.window_bits[0] == 14 && t.window_bits[1] == 13 && t.window_presort, "H200: windows of 2^14 keys, 2^13 pairs, after the fast design's tiles");
     window::Route rt = window::route(t, 4, 20, uint64_t(1) << 20, false, true, false);
     expect(rt.kernel == window::Kernel::fast, "H200: one array of 2^20 keys goes to the fast design");
-    rt = window::route(t, 4, 23, uint64_t(1) << 23, false, true, false);
-    expect(rt.kernel == window::Kernel::fast, "H200: one array of 2^23 keys goes to the fast design");
+    rt = window::route(t, 4, 21, uint64_t(1) << 21, false, true, false);
+    expect(rt.kernel == window::Kernel::fast, "H200: one array of 2^21 keys goes to the fast design");
+    for (int S : {22, 23}) {
+        rt = window::route(t, 4, S, uint64_t(1) << S, false, true, false);
+        expect(rt.kernel == window::Kernel::window && rt.shape.bits == 14 && rt.shape.presorted == 16,
+               "H200: one array of 2^" + std::to_string(S) + " keys: the cluster tiles, then windows of 2^14");
+    }
     rt = window::route(t, 4, 24, uint64_t(1) << 24, false, true, false);
     expect(rt.kernel == window::Kernel::window && rt.shape.bits == 14 && rt.shape.reg_bits == 6 &&
                rt.shape.presorted == 16 && rt.passes == 16,
@@ -520,7 +525,7 @@ static void check_trips_of_windows() {
     tt1 = tt;
     pin_window(round1, &tt1);
     const uint64_t n24 = uint64_t(1) << 24;
-    // As tune() plans it on the H200: the fast design's trips below 2^24 keys
+    // As tune() plans it on the H200: the fast design's trips below 2^22 keys
     // (and for pairs and merges), the cluster tiles and 15 windows of 2^14 at
     // 2^24.
     Traffic x = trips(Design::window, th, 1, n24, false, false);

@@ -83,10 +83,15 @@ constexpr int kWindowSmallTotalBits = 17;
 // H200's first run: one block of 2^15 keys an SM left the SM idle at every
 // barrier and while it loaded; two of 2^14 were 7% faster at 2^24 keys).
 constexpr int kWindowBlocksPerSm = 2;
-// Where the window passes take over from the fast design (measured on the
-// H200: faster at 2^24 keys, slower at 2^20): arrays of 2^24 keys and more.
+// Where the window passes take over from the fast design, measured on the
+// H200 (2026-12-01, median of 7, windows of 2^14 after the cluster tiles
+// against the fast design): 2.5% faster at 2^20 keys and 1.7% at 2^21
+// (within run-to-run noise: those stay on the fast design), 3.8% at 2^22,
+// 7.4% at 2^23, 14% at 2^24, 20% at 2^25 and 2^26. The rule, fixed before
+// that run: the smallest size where the windows win by more than 3%. So:
+// arrays of 2^22 keys and more.
 // Pairs and merges: never (not measured faster anywhere yet).
-constexpr int kWindowFromBits[2] = {24, 32};  // sorts of keys, of pairs; 32: never
+constexpr int kWindowFromBits[2] = {22, 32};  // sorts of keys, of pairs; 32: never
 constexpr int kWindowMergeFromBits = 32;
 
 struct Tuning {
