@@ -4,7 +4,7 @@
 //                      [--profile NAME] [--window LIST]
 //
 // Two sections, each timed in ONE run on the same keys:
-//  single   one array of n uint32 keys, n = 2^10 .. 2^26 (--sizes): the three
+//  single   one array of n uint32 keys, n = 2^10 .. 2^26 (--sizes): the four
 //           bitonic designs against CUB's radix sort, thrust's merge sort and
 //           std::sort on one core;
 //  batched  (--batched) a batch of arrays of len keys, 2^24 and 2^26 keys in
