@@ -8,6 +8,7 @@
 # -fsanitize=thread makes the compiler put around every load and store; it
 # defines those calls itself, so only the compile step takes the flag (no
 # sanitizer runtime is linked). It switches between threads with ucontext.
+# Tested on Linux; macOS (Apple clang) is meant to work but is untested.
 
 include(CheckCXXSourceCompiles)
 
@@ -22,7 +23,11 @@ else()
   set(_ch12_saved_type "${CMAKE_TRY_COMPILE_TARGET_TYPE}")
   set(CMAKE_REQUIRED_FLAGS "${CMAKE_REQUIRED_FLAGS} -fsanitize=thread")
   set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)  # compiled, not linked: no runtime is needed
+  # The same guard as block_sim.h's: macOS's <ucontext.h> wants _XOPEN_SOURCE.
   check_cxx_source_compiles("
+#if defined(__APPLE__) && !defined(_XOPEN_SOURCE)
+#define _XOPEN_SOURCE 600
+#endif
 #include <ucontext.h>
 #if !defined(__SANITIZE_THREAD__) && !defined(__has_feature)
 #error no instrumentation
@@ -34,9 +39,10 @@ int ch12_sim_probe(int* p) { ucontext_t c; getcontext(&c); return *p; }
   if(CH12_CXX_BLOCK_SIM_WORKS)
     set(CH12_HAVE_BLOCK_SIM ON)
   else()
-    set(CH12_NO_BLOCK_SIM_REASON "this C++ compiler (${CMAKE_CXX_COMPILER_ID} ${CMAKE_CXX_COMPILER_VERSION}) cannot "
-                                 "compile the block simulator (it needs -fsanitize=thread and ucontext.h): use g++ 8 "
-                                 "or newer, or clang++")
+    set(CH12_NO_BLOCK_SIM_REASON "this C++ compiler (${CMAKE_CXX_COMPILER_ID} ${CMAKE_CXX_COMPILER_VERSION}) on "
+                                 "${CMAKE_SYSTEM_NAME} cannot compile the block simulator, which needs -fsanitize=thread "
+                                 "and <ucontext.h> (CMake's check CH12_CXX_BLOCK_SIM_WORKS failed): use g++ 8 or newer, "
+                                 "or clang++, on Linux (macOS is untested)")
   endif()
 endif()
 if(NOT CH12_HAVE_BLOCK_SIM)

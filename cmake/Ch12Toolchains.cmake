@@ -42,7 +42,7 @@ if(NOT CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX})
   set(_ch12_homes)
   foreach(_ch12_home IN LISTS CH12_NVCC_HOMES)
     file(GLOB _ch12_found LIST_DIRECTORIES true "${_ch12_home}")
-    list(SORT _ch12_found ORDER DESCENDING)
+    list(SORT _ch12_found COMPARE NATURAL ORDER DESCENDING)  # cuda-12.10 before cuda-12.9 before cuda-9.2
     list(APPEND _ch12_homes ${_ch12_found})
   endforeach()
   # That is where nvcc is looked for: not in CMake's own system folders, so

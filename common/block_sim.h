@@ -57,7 +57,8 @@
 // atomic and a plain read or write do). Not supported: warp functions, dynamic
 // shared memory, cooperative groups, a kernel that waits for another block.
 // It runs where the C++ compiler has -fsanitize=thread and the C library has
-// ucontext (Linux, macOS; not MSVC).
+// ucontext: Linux (g++ or clang++), tested; macOS is meant to work (the
+// Mach-O paths below) but is untested; not MSVC.
 #pragma once
 
 #if defined(__CUDACC__)
@@ -75,6 +76,12 @@
 #error "block_sim.h: compile this file with -fsanitize=thread (the simulator sees memory accesses through that instrumentation); its CMake target does"
 #endif
 
+// macOS declares the ucontext calls only for a program that asks for X/Open
+// (<ucontext.h> is an #error otherwise). Best before any system header: include
+// this header first.
+#if defined(__APPLE__) && !defined(_XOPEN_SOURCE)
+#define _XOPEN_SOURCE 600
+#endif
 #include <ucontext.h>
 #if defined(__linux__)
 #include <cxxabi.h>

@@ -254,11 +254,28 @@ class Runner:
             if rc != 0:
                 raise Failure("cmake --build %s --target ch12_table failed:\n%s" % (self.build_dir, out))
             return
+        self.check_cmake_for_presets()
         self.say("%sConfiguring (cmake --preset default -B %s)...%s" % (self.bold, self.build_dir, self.reset))
         rc, out = Children.run(["cmake", "--preset", "default", "-B", self.build_dir], cwd=REPO)
         if rc != 0:
             sys.stderr.write(out)
             raise Failure("configure failed (cmake --preset default -B %s): its messages are above" % self.build_dir)
+
+    def check_cmake_for_presets(self):
+        """The configure step uses CMakePresets.json, which an older CMake cannot
+        read: say which version it is and what to do, before it fails in its own
+        words."""
+        want = presets_cmake_version()
+        rc, out = Children.run(["cmake", "--version"], cwd=REPO)
+        m = re.search(r"cmake version (\d+)\.(\d+)", out)
+        if rc == 0 and m and (int(m.group(1)), int(m.group(2))) >= want:
+            return
+        have = "CMake %s.%s" % (m.group(1), m.group(2)) if m else "this cmake ('cmake --version' printed %r)" % out.strip()
+        raise Failure("%s is too old: run_all.sh configures the build with CMake's presets (CMakePresets.json), "
+                      "which need CMake %d.%d or newer. Install a newer CMake (https://cmake.org/download, or "
+                      "'python3 -m pip install cmake'), or configure the build yourself (CMake 3.22 is enough): "
+                      "cmake -S '%s' -B '%s' -DCMAKE_BUILD_TYPE=Release, then run run_all.sh again."
+                      % (have, want[0], want[1], REPO, self.build_dir))
 
     def build(self, target):
         rc, out = Children.run(["cmake", "--build", self.build_dir, "--target", target], cwd=REPO)
@@ -401,6 +418,16 @@ class Runner:
                 print("%s---- %s: FAIL ----%s" % (self.bold, label, self.reset))
                 print(printed.rstrip("\n") or "(it printed nothing)")
         sys.stdout.flush()
+
+
+def presets_cmake_version():
+    """The CMake that CMakePresets.json asks for, as (major, minor)."""
+    try:
+        with open(os.path.join(REPO, "CMakePresets.json"), encoding="utf-8") as f:
+            v = json.load(f)["cmakeMinimumRequired"]
+        return int(v["major"]), int(v["minor"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return 3, 25
 
 
 def need(command, what):

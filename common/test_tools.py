@@ -239,6 +239,30 @@ class RunAllTest(unittest.TestCase):
         self.assertEqual(rc, 1, out + err)
         self.assertIn("'cmake' was not found", err)
 
+    def test_a_cmake_too_old_for_the_presets_is_named_before_configuring(self):
+        # A stand-in cmake 3.22 (enough for 'cmake -S . -B build', not for the presets) and a stand-in C++
+        # compiler: run_all.sh names the version and what to do, and asks cmake for nothing but its version.
+        tools = os.path.join(self.tmp.name, "bin")
+        os.makedirs(tools)
+        calls = os.path.join(self.tmp.name, "cmake calls")
+        with open(os.path.join(tools, "cmake"), "w") as f:
+            f.write("#!/bin/sh\necho \"$*\" >> '%s'\necho 'cmake version 3.22.1'\n" % calls)
+        os.chmod(os.path.join(tools, "cmake"), 0o755)
+        os.symlink("/bin/true", os.path.join(tools, "c++"))
+        for tool in ("bash", "python3", "dirname", "env"):
+            found = sys.executable if tool == "python3" else shutil.which(tool)
+            if found:
+                os.symlink(found, os.path.join(tools, tool))
+        fresh = os.path.join(self.tmp.name, "fresh build")
+        rc, out, err = run(["bash", RUN_ALL, "58"], env={"CH12_BUILD_DIR": fresh, "PATH": tools})
+        self.assertEqual(rc, 1, out + err)
+        self.assertIn("CMake 3.22 is too old", err)
+        self.assertIn("need CMake 3.25 or newer", err)
+        self.assertIn("-DCMAKE_BUILD_TYPE=Release", err)
+        with open(calls) as f:
+            self.assertEqual(f.read(), "--version\n")
+        self.assertFalse(os.path.exists(os.path.join(fresh, "CMakeCache.txt")), "it configured a build all the same")
+
     def test_quiet_prints_the_difference_of_a_failing_row(self):
         golden = os.path.join(self.tmp.name, "golden.txt")
         with open(golden, "w") as f:
@@ -694,7 +718,7 @@ class LabelTest(unittest.TestCase):
         self.assertEqual(clashes, [], "ctest -L <a> would also select the tests labelled <b>")
 
 
-MIN_TESTS = 35
+MIN_TESTS = 36
 CASES = [RunAllTest, SanitizeTest, CMakeTest, MetaUsageTest, StandaloneBuildTest, LabelTest]
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 // Chapter 12 extra -- bitonic sort across GPUs: the XOR partner at the scale of devices.
 //
 //   bitonic_sort_multi_gpu --n N [--gpus P] [--pairs] [--input KIND] [--seed S] [--max-block B] [--chunk C]
-//   bitonic_sort_multi_gpu --bench [--gpus P] [--sizes LIST] [--runs R] [--csv FILE] [--pairs]
+//   bitonic_sort_multi_gpu --bench [--gpus P] [--sizes LIST] [--runs R] [--csv FILE] [--pairs] [--input KIND]
+//                          [--seed S] [--max-block B] [--chunk C]
 //
 // n uint32 keys (or (key, value) pairs) spread evenly over P GPUs, one host
 // thread and one NCCL communicator per GPU. The steps are schedule.h's: each
@@ -135,7 +136,8 @@ static void keep_nvls_off(ch12::CommandLine& cl) {
 // ================================================================================================
 static const char* const kUsage =
     "--n N [--gpus P] [--pairs] [--input KIND] [--seed S] [--max-block B] [--chunk C]\n"
-    "       --bench [--gpus P] [--sizes LIST] [--runs R] [--csv FILE] [--pairs] [--max-block B] [--chunk C]";
+    "       --bench [--gpus P] [--sizes LIST] [--runs R] [--csv FILE] [--pairs] [--input KIND] [--seed S]\n"
+    "               [--max-block B] [--chunk C]";
 static const char* const kDetails =
     "  Sorts n uint32 keys spread evenly over P GPUs with a bitonic network: the sort library\n"
     "  on each GPU, and for each distance that spans GPUs a compare-split of partner GPUs'\n"

@@ -1,7 +1,8 @@
 // ch12/extras/multi_gpu/schedule.h -- the bitonic network at the scale of
 // blocks: which block meets which, in which direction, and who keeps what.
 // Plain C++ (no CUDA needed): the program bitonic_sort_multi_gpu runs it on
-// GPUs, and schedule_test.cpp runs the very same steps on the CPU.
+// GPUs, and test_schedule.cpp (multi_gpu_schedule_test) runs the very same
+// steps on the CPU.
 //
 // The chapter's network on n = R * S keys, element g = r * S + l (block r,
 // position l in the block): at stage k, distance j, element g meets g XOR j,

@@ -1,10 +1,10 @@
 // Chapter 12 extra -- how fast is a bitonic sort, and where does it win?
 //
-//   bitonic_sort_bench [--sizes 10-26] [--batched] [--runs R] [--csv FILE] [--only LIST] [--seed S]
-//                      [--profile NAME] [--window LIST]
+//   bitonic_sort_bench [--sizes 10-26] [--batched [--batch-totals LIST] [--batch-lens LIST]] [--runs R]
+//                      [--csv FILE] [--only LIST] [--seed S] [--profile NAME] [--window LIST]
 //
 // Two sections, each timed in ONE run on the same keys:
-//  single   one array of n uint32 keys, n = 2^10 .. 2^26 (--sizes): the three
+//  single   one array of n uint32 keys, n = 2^10 .. 2^26 (--sizes): the four
 //           bitonic designs against CUB's radix sort, thrust's merge sort and
 //           std::sort on one core;
 //  batched  (--batched) a batch of arrays of len keys, 2^24 and 2^26 keys in
@@ -722,8 +722,8 @@ int main(int argc, char** argv) {
         "                 it can (methods window:SPEC): auto (the tuning's window), 13, 14, 15\n"
         "                 (windows of 2^N keys), N+tile (after the fast design's tile kernel)\n";
     ch12::CommandLine cl(argc, argv,
-                         "[--sizes LIST] [--batched] [--runs R] [--csv FILE] [--only LIST] [--seed S] [--profile NAME] "
-                         "[--window LIST]",
+                         "[--sizes LIST] [--batched [--batch-totals LIST] [--batch-lens LIST]] [--runs R] [--csv FILE]\n"
+                         "       [--only LIST] [--seed S] [--profile NAME] [--window LIST]",
                          details);
     Options o = parse(cl, table, names);
     add_window_methods(o, &table);

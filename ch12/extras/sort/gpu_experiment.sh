@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# ch12/extras/sort/gpu_experiment.sh -- the window design's measurement on a GPU
-# machine, round 2 (at most 90 s after the build): the window design's
+# ch12/extras/sort/gpu_experiment.sh -- the window design's measurement on a
+# GPU machine, round 2 (at most 90 s after the build): the window design's
 # variants against the fast design and CUB, in ONE benchmark process, with
 # the roofline; the window design's tests on the device; Nsight Compute on
 # four kernels of one 2^24 sort; the plan of a GPU without clusters.
@@ -32,7 +32,8 @@
 #                2^24-key sort as routed: the tile kernel, three window passes
 #   summary.txt  the table printed last: each case, fast / window / the
 #                variants / CUB, the change against the fast design and
-#                against the figures before the window design, the targets
+#                against the fast design's figures before the window design
+#                existed, and the window design's targets (`target` below)
 # Exit status 1 when a step failed (ncu included) or any result was wrong;
 # 2 on a bad command line: an argument, SKIP_BUILD other than 0 or 1, an OUT
 # it cannot write or holding files git tracks where it writes
@@ -169,12 +170,12 @@ echo "== summary ($(elapsed) s)"
 python3 - "$out" > "$out/summary.txt" <<'EOF' || status=1
 import csv, os, sys
 out = sys.argv[1]
-# The fast design's figures before this issue (H200, 2026-11-30/12-01, median of 7 or 5).
+# The fast design's figures before the window design (H200, 2026-11-30/12-01, median of 7 or 5).
 before = {("single", 1 << 20, "keys"): 0.0870, ("single", 1 << 22, "keys"): 0.302, ("single", 1 << 24, "keys"): 1.553,
           ("single", 1 << 26, "keys"): 7.51,
           ("batched", 1024, "keys"): 0.113, ("batched", 1024, "pairs"): 0.305, ("batched", 4096, "keys"): 0.148,
           ("batched", 4096, "pairs"): 0.413, ("batched", 65536, "keys"): 0.365, ("batched", 65536, "pairs"): 1.19}
-# The issue's targets: (window vs CUB at least, or window ms at most).
+# The targets set for the window design: (window vs CUB at least, or window ms at most).
 target = {("single", 1 << 24, "keys"): ("ms", 0.9), ("single", 1 << 20, "keys"): ("x", 1.0),
           ("batched", 4096, "keys"): ("x", 3.5), ("batched", 65536, "pairs"): ("x", 1.0),
           ("batched", 65536, "keys"): ("x", 2.0), ("batched", 1024, "keys"): ("x", 10.0),

@@ -60,7 +60,7 @@ def check_sort(check):
                        rate and 1 <= float(rate.group(1)) < 1000, result["text"])
 
 
-# Wrong pages caught (issue 25, item 12): a size forced into the control
+# Wrong pages caught: a size forced into the control
 # ("abc", "-1", ...) that still reports "identical, bit for bit" with no float
 # checked, or anything but a refusal that names the size.
 def check_sort_sizes(check):

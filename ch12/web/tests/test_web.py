@@ -30,7 +30,7 @@
     test_web.py phone       400 px wide: the current pass in view, the drawing
                             still from step to step, no page wider than that
     test_web.py sort-sizes  sizes forced into the control: refused, never
-                            "identical" (issue 25, item 12)
+                            "identical"
     test_web.py responsive  a 2^22 sort on the software adapter: the warning,
                             progress, the other panels drawn meanwhile,
                             Cancel within one second

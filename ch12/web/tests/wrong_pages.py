@@ -162,7 +162,7 @@ CASES = [
      [("index.html", '  <p id="step-caption" aria-live="polite"></p>\n', ""),
       ("index.html", '  <div class="net-figure">', '  <p id="step-caption" aria-live="polite"></p>\n  <div class="net-figure">')],
      "stays where it is"),
-    ("web_sort_sizes", "no size checked: 2^NaN floats 'identical, bit for bit' (issue 25, item 12)",
+    ("web_sort_sizes", "no size checked: 2^NaN floats 'identical, bit for bit'",
      checks_sort.check_sort_sizes,
      [("js/sort_panel.js", "  if (!/^\\d+$/.test(raw)) return", "  if (false) return"),
       ("js/sort_panel.js", "  if (log2n < MIN_LOG2 || log2n > MAX_LOG2) return", "  if (false) return"),

@@ -63,7 +63,8 @@ inline std::string what_it_did(const std::vector<int>& in, int i, int stride, in
     return std::string("it took ") + (got < want ? "the smaller" : "the larger") + " of " + pair;
 }
 
-// The first thread whose new value differs from 63's pass ("" if none).
+// The first thread whose new value differs from 63's pass ("" if none): what
+// it did, not the value it should have written.
 inline std::string pass_problem(const std::vector<int>& in, const std::vector<int>& got, const std::vector<int>& want,
                                 int stage, int stride) {
     int wrong = 0, first = -1;
@@ -71,7 +72,7 @@ inline std::string pass_problem(const std::vector<int>& in, const std::vector<in
         if (got[i] != want[i] && wrong++ == 0) first = i;
     if (wrong == 0) return "";
     return "thread " + std::to_string(first) + " (stage " + std::to_string(stage) + ", stride " + std::to_string(stride) +
-           "): new value " + std::to_string(got[first]) + ", want " + std::to_string(want[first]) + " -- " +
+           "): its new value " + std::to_string(got[first]) + " is wrong -- " +
            what_it_did(in, first, stride, got[first], want[first]) + " (" + std::to_string(wrong) + " of " +
            std::to_string(in.size()) + " threads wrong in this pass)";
 }

@@ -1,4 +1,4 @@
-// ch12/extras/sort/src/words.cuh -- what the three designs share: the words
+// ch12/extras/sort/src/words.cuh -- what the four designs share: the words
 // they sort, how keys become words and back, and where words live.
 //
 // A word is what one compare-exchange orders with a plain unsigned min/max:

@@ -8,7 +8,8 @@
 //                      (the library's bitonic::profile_by_name())
 //   a checked CSV      SafeOutput: a file written through a temporary one,
 //                      renamed over it only when the whole run succeeded
-//   ending on a Status ch12::exit_status() (ch12/status.h): the one place a
+//   ending on a Status ch12/status.h, included here (it is common/include's,
+//                      not this file's): ch12::exit_status(), the one place a
 //                      program turns a Status into its exit status
 //
 // Used by the sort library's runner, tests and benchmark, the GLSL host
