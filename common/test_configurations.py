@@ -178,8 +178,15 @@ def main():
         unbuilt = {t["test"]: t["unbuilt"] for t in table["tests"] if t["unbuilt"]}
         stubs = sorted(unbuilt)
         reasons = [cfg[k] for k in ("cuda_reason", "vulkan_reason", "node_reason") if k in cfg]
+        # What this machine lacks for the reference build too (glslc, node: a
+        # student's laptop, a GPU machine without the Vulkan tools) is Skipped
+        # here for the same reason, word for word: that is not this
+        # configuration's doing.
+        with open(os.path.join(a.reference_build, "ch12_programs.json")) as f:
+            shared = {t["test"]: t["unbuilt"] for t in json.load(f)["tests"] if t["unbuilt"]}
         for n in stubs:
-            check(any(says(unbuilt[n], r) for r in reasons), "%s is Skipped for another reason: %r" % (n, unbuilt[n]))
+            check(any(says(unbuilt[n], r) for r in reasons) or shared.get(n) == unbuilt[n],
+                  "%s is Skipped for another reason: %r" % (n, unbuilt[n]))
         ours = [n for n in names if "58_bitonic_split_cpu_baseline" in n and not n.startswith("sanitize")]
         check(len(stubs) > 50, "only %d tests are Skipped stubs here" % len(stubs))
         subset = sorted(set(stubs) | set(ours) | {"replay_goldens_labelled"})
