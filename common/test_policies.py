@@ -644,6 +644,21 @@ class SortGpuExperimentTest(Case):
             self.assertFalse(os.path.exists(self.path("o", "bench.log")))
 
 
+class SortGpuCheckTest(Case):
+    """ch12/extras/sort/gpu_check.sh: STOP_AFTER (the seconds its tests get)
+    went to `date -d` unchecked; a bad one is exit 2 before anything runs or
+    is written."""
+
+    def test_a_bad_stop_after_is_exit_2(self):
+        for value in ("abc", "0", "-5", "08", "1e3", "9999999"):
+            rc, out, err = run(["bash", os.path.join(REPO, "ch12", "extras", "sort", "gpu_check.sh"),
+                                "--out", self.path("o"), "bench"], env={"STOP_AFTER": value})
+            self.assertEqual(rc, 2, value + out + err)
+            self.assertIn("STOP_AFTER", err)
+            self.assertEqual(out, "")
+            self.assertFalse(os.path.exists(self.path("o")))
+
+
 class TreeFastExperimentsTest(Case):
     """ch12/extras/tree/fast_experiments.sh (issue 30): its numbers are whole
     numbers without leading zeros (REPEATS=08 ran nothing and passed), OUT is
@@ -832,9 +847,10 @@ class PropertyTestSkipTest(Case):
         self.assertIn("SKIPPED: Hypothesis is not installed", out)
 
 
-MIN_TESTS = 31
-CASES = [StandaloneScratchTest, CompareOutputWriteTest, PlotTest, CiScriptsTest, GpuExperimentsTest,
-         LibraryRulesTest, CommandLineTest, PropertyTestSkipTest]
+MIN_TESTS = 50
+CASES = [StandaloneScratchTest, CompareOutputWriteTest, PlotTest, CiScriptsTest, RunAllOutputsTest, GeneratedFilesTest,
+         GpuExperimentsTest, SortGpuExperimentTest, SortGpuCheckTest, TreeFastExperimentsTest, LibraryRulesTest,
+         CommandLineTest, PropertyTestSkipTest]
 
 if __name__ == "__main__":
     suite.run(CASES, MIN_TESTS)

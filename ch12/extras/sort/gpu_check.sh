@@ -37,6 +37,9 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ ${#steps[@]} -gt 0 ] || steps=(build bench tests sanitize sanitize-profiles)
+case ${STOP_AFTER:-540} in  # whole seconds, 1 to 999999: nothing else is passed on to date
+  ''|*[!0-9]*|0*|???????*) echo "gpu_check.sh: STOP_AFTER wants whole seconds (1 to 999999), not '${STOP_AFTER}'" >&2; exit 2 ;;
+esac
 mkdir -p "$out" || exit 1
 # Its files may not be ones git tracks, nor a golden (common/write_policy.py).
 python3 common/write_policy.py check "$out"/{build,bench,tests,sanitize,sanitize-profiles}.log \
