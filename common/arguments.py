@@ -107,6 +107,22 @@ def path(text):
     return text
 
 
+def absolute(text):
+    """A path made absolute the way the system follows it: each folder on
+    the way resolved, links included -- 'link/../x' is x beside the link's
+    TARGET, as mkdir and open see it, not beside the link, as
+    os.path.abspath's text-only '..' would have it -- and the last name kept
+    as given (a link there stays a link, for the caller to judge). A path
+    that ends in '.' or '..' is a folder: resolved whole."""
+    stripped = os.fspath(text).rstrip(os.sep)
+    if not stripped:
+        return os.sep
+    head, tail = os.path.split(stripped)
+    if tail in (os.curdir, os.pardir):
+        return os.path.realpath(stripped)
+    return os.path.join(os.path.realpath(head or os.curdir), tail)
+
+
 def program(text):
     path(text)
     if os.sep in text:

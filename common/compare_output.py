@@ -243,7 +243,7 @@ def check(argv) -> int:
                           "which no tool may change" % args.golden)
         if os.path.isdir(args.golden):
             return refuse("cannot --update %s: it is a folder, not a golden file" % args.golden)
-        folder = os.path.dirname(os.path.abspath(args.golden))
+        folder = os.path.dirname(arguments.absolute(args.golden))
         if not os.path.isdir(folder):
             return refuse("cannot --update %s: the folder %s does not exist" % (args.golden, folder))
         try:

@@ -37,6 +37,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import supervisor  # noqa: E402
+import arguments  # noqa: E402  (absolute(): paths as the system follows them)
 
 
 class Refused(Exception):
@@ -185,7 +186,7 @@ class Scratch:
         """legacy: (the text of the marker that the tool wrote before markers
         recorded the folder, the entries such a folder may hold): a folder
         holding exactly that -- the marker a regular file -- gets the new marker."""
-        self.path = os.path.abspath(path)
+        self.path = arguments.absolute(path)   # ('link/../x': beside the link's target)
         self.tool, self.marker = tool, marker
         if legacy is not None:
             self._upgrade(*legacy)

@@ -500,7 +500,7 @@ def parse(argv):
         else:
             opts["names"].append(arg)
     if opts["json"] is not None:
-        path = os.path.abspath(opts["json"])
+        path = arguments.absolute(opts["json"])   # ('link/../x': beside the link's target)
         if os.path.isdir(path):
             bad_argument("--json %s is a folder: give the file to write" % opts["json"])
         if not os.path.isdir(os.path.dirname(path)):
@@ -511,7 +511,7 @@ def parse(argv):
             bad_argument(str(e))
         opts["json"] = path
     if opts["handout"] is not None:
-        path = os.path.abspath(opts["handout"])
+        path = arguments.absolute(opts["handout"])   # ('link/../x': beside the link's target)
         others = opts["names"] or opts["exercises"] or opts["traps"] or opts["web"] or opts["json"]
         if others:
             bad_argument("--handout makes the handout and runs nothing: give it without programs, "

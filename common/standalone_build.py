@@ -115,7 +115,7 @@ def build_and_run(args) -> int:
         return refuse("the source %s is not a listing of a checkout (ch12/NN_name%s, with common/ beside ch12/): "
                       "the book's commands need its ../common/" % (args.source, ext))
 
-    scratch = os.path.realpath(os.path.abspath(args.scratch))
+    scratch = os.path.realpath(args.scratch)   # (not abspath first: 'link/..' is the link target's parent)
     keep = [("the source", source), ("the listing's folder", ch12_dir), ("its checkout", checkout),
             ("common/", os.path.realpath(common_dir)), ("this tool's checkout", os.path.dirname(HERE))]
     problem = scratch_problem(scratch, keep)

@@ -48,6 +48,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import delete_policy  # noqa: E402  (which folders were made in this run)
 import supervisor  # noqa: E402
+import arguments  # noqa: E402  (absolute(): paths as the system follows them)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -359,7 +360,7 @@ def new_file(path, data=None, source=None):
     permission bits and times too; a link is copied as a link). No temporary
     file: should the work stop halfway, the tool removes the whole folder it
     made. Refused anywhere else."""
-    folder = os.path.dirname(os.path.abspath(path))
+    folder = os.path.dirname(arguments.absolute(path))
     if not delete_policy.made_in_this_run(folder):
         raise Refused("%s is not in a folder made by this tool in this run: a new file is written there only" % path)
     if source is not None and os.path.islink(source):
