@@ -12,7 +12,11 @@
 
 include(CheckCXXSourceCompiles)
 
-set(CH12_BLOCK_SIM_FLAGS -fsanitize=thread)
+# -O1 (after the build type's -O3: the last one counts): the instrumented
+# programs compile in 40% less time (the build, the nested configurations and
+# the handout test compile them 23 times in CI) and run about as fast; every
+# access the source makes is still seen.
+set(CH12_BLOCK_SIM_FLAGS -fsanitize=thread -O1)
 set(CH12_HAVE_BLOCK_SIM OFF)
 set(CH12_NO_BLOCK_SIM_REASON "")
 if(MSVC)
