@@ -71,15 +71,11 @@ def scratch_problem(scratch, keep):
 def run_group(command, timeout=None, **kw):
     """(exit status, output) of command, run through the supervisor; (None,
     output) on a timeout, after stopping it and all it started."""
-    proc = supervisor.start(command, **kw)
     try:
-        out, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        supervisor.stop(proc)
-        out, _ = proc.communicate()
-        return None, out
-    supervisor.stop(proc)
-    return proc.returncode, out
+        proc = supervisor.run(command, timeout=timeout, **kw)
+    except subprocess.TimeoutExpired as e:
+        return None, e.stdout
+    return proc.returncode, proc.stdout
 
 
 def main() -> int:

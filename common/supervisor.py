@@ -402,17 +402,23 @@ def stop_all():
 
 def run(argv, timeout=None, input=None, **popen_kwargs):
     """subprocess.run through the supervisor: start(), communicate(), stop()
-    (also on a timeout, which then raises subprocess.TimeoutExpired, and on an
-    interrupt). Returns a subprocess.CompletedProcess."""
+    (also on a timeout, which then raises subprocess.TimeoutExpired carrying
+    what the program wrote before it was stopped, in .stdout and .stderr, and
+    its exit status, in .returncode; and on an interrupt). Returns a
+    subprocess.CompletedProcess."""
     grace = popen_kwargs.pop("grace", GRACE)
     if input is not None:
         popen_kwargs["stdin"] = subprocess.PIPE
     proc = start(argv, grace=grace, **popen_kwargs)
     try:
         out, err = proc.communicate(input=input, timeout=timeout)
-    except subprocess.TimeoutExpired:
+    except subprocess.TimeoutExpired as e:
         stop(proc)
-        proc.communicate()
+        e.stdout, e.stderr = proc.communicate()
+        e.returncode = proc.returncode
+        raise
+    except BaseException:
+        stop(proc)
         raise
     stop(proc)
     return subprocess.CompletedProcess(argv, proc.returncode, out, err)

@@ -121,17 +121,12 @@ def is_tracked(real):
     rel = os.path.relpath(real, top)
     command = ["git", "-c", "safe.directory=*", "--literal-pathspecs", "-C", top, "ls-files", "-z", "--", rel]
     try:
-        proc = supervisor.start(command, grace=1, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE)
+        proc = supervisor.run(command, timeout=60, grace=1, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE)
     except OSError as e:
         raise Refused("%s is in the git checkout %s, and git cannot be run (%s) to tell whether it is tracked"
                       % (real, top, e.strerror))
-    try:
-        out, err = proc.communicate(timeout=60)
-    except BaseException:
-        supervisor.stop(proc)
-        raise
-    supervisor.stop(proc)
+    out, err = proc.stdout, proc.stderr
     if proc.returncode != 0:
         raise Refused("%s is in the git checkout %s, and git cannot tell whether it is tracked: %s"
                       % (real, top, err.decode(errors="replace").strip().splitlines()[-1:] or "?"))

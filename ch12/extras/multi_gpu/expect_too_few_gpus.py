@@ -47,14 +47,13 @@ def main(argv):
 
 
 def check(command, asked):
-    proc = supervisor.start(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        out, err = proc.communicate(timeout=TIMEOUT)
+        proc = supervisor.run(command, timeout=TIMEOUT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE)
     except subprocess.TimeoutExpired:
-        supervisor.stop(proc)
         print("FAIL: %s ran past %d s (it was stopped)" % (command[0], TIMEOUT))
         return 1
-    supervisor.stop(proc)
+    out, err = proc.stdout, proc.stderr
     stdout = out.decode(errors="backslashreplace")
     stderr = err.decode(errors="backslashreplace")
     lines = stderr.splitlines()

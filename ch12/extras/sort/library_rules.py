@@ -183,16 +183,14 @@ def tool(name):
 
 
 def output_of(command):
-    proc = supervisor.start(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        out, err = proc.communicate(timeout=120)
+        proc = supervisor.run(command, timeout=120, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE)
     except subprocess.TimeoutExpired:
-        supervisor.stop(proc)
         return None, "%s ran past 120 s" % command[0]
-    supervisor.stop(proc)
     if proc.returncode != 0:
-        return None, err.decode(errors="replace").strip()
-    return out.decode(errors="replace"), ""
+        return None, proc.stderr.decode(errors="replace").strip()
+    return proc.stdout.decode(errors="replace"), ""
 
 
 def check_objects(objects, folder):

@@ -49,15 +49,12 @@ def depths(spec):
 
 
 def run(cmd, timeout):
-    proc = supervisor.start(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        supervisor.stop(proc)
-        out, err = proc.communicate()
-        err += b"\n(stopped after %g s)" % timeout
-    supervisor.stop(proc)  # nothing the program started outlives it
-    rc = proc.returncode
+    try:  # (nothing the program started outlives it)
+        proc = supervisor.run(cmd, timeout=timeout, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE)
+        rc, out, err = proc.returncode, proc.stdout, proc.stderr
+    except subprocess.TimeoutExpired as e:
+        rc, out, err = e.returncode, e.stdout, e.stderr + b"\n(stopped after %g s)" % timeout
     text = out.decode(errors="backslashreplace")
     keep = [l for l in text.splitlines() if l.startswith("checksum:") or l.startswith("nodes:")]
     return rc, keep, text, err.decode(errors="backslashreplace")
