@@ -17,9 +17,20 @@ case $0 in
   */*) here=${0%/*} ;;
   *) here=. ;;
 esac
+# The Python: $CH12_PYTHON when set (the test suite sets it to the one CMake
+# found), else python3 on PATH. -S: the tools use the standard library only,
+# and nothing installed in site-packages changes them.
+if [ -n "${CH12_PYTHON:-}" ]; then
+  if [ ! -f "$CH12_PYTHON" ] || [ ! -x "$CH12_PYTHON" ]; then
+    echo "run_all.sh: CH12_PYTHON names '$CH12_PYTHON', which is not a program." \
+         "Name a Python 3.8 or newer there, or unset CH12_PYTHON to use python3 on PATH." >&2
+    exit 1
+  fi
+  exec "$CH12_PYTHON" -S "$here/common/run_all.py" "$@"
+fi
 if ! command -v python3 >/dev/null 2>&1; then
   echo "run_all.sh: 'python3' was not found. Please install Python 3.8 or newer" \
        "(https://www.python.org, or your package manager's python3)." >&2
   exit 1
 fi
-exec python3 "$here/common/run_all.py" "$@"
+exec python3 -S "$here/common/run_all.py" "$@"

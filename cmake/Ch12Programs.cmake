@@ -64,9 +64,20 @@
 # with a stand-in for the program. ch12_row() adds a row that is not a
 # compiled program (the web page's output).
 
-set(CH12_COMPARE ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/common/compare_output.py)
+set(CH12_COMPARE ${CH12_TOOL_PYTHON} ${PROJECT_SOURCE_DIR}/common/compare_output.py)
 set(CH12_GOLDEN_DIR ${PROJECT_SOURCE_DIR}/expected_output)
-set(CH12_SANITIZE ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/common/sanitize.py)
+set(CH12_SANITIZE ${CH12_TOOL_PYTHON} ${PROJECT_SOURCE_DIR}/common/sanitize.py)
+
+# The tests of this folder that start run_all.sh, or configure a build of
+# their own, hand them the interpreter found here (CH12_PYTHON): python3 on
+# PATH may be a launcher (a pyenv shim is a bash script that looks the
+# version up: some 50 ms of CPU at every start, and they start hundreds).
+function(ch12_tests_use_this_python)
+  get_property(tests DIRECTORY PROPERTY TESTS)
+  if(tests)
+    set_property(TEST ${tests} APPEND PROPERTY ENVIRONMENT "CH12_PYTHON=${Python3_EXECUTABLE}")
+  endif()
+endfunction()
 
 # ---- warnings -----------------------------------------------------------------------
 set(CH12_CXX_WARNINGS -Wall -Wextra)
@@ -397,7 +408,7 @@ function(ch12_program_standalone_test name)
   endif()
   if("${reason}" STREQUAL "")
     add_test(NAME standalone_${name}
-             COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/common/standalone_build.py
+             COMMAND ${CH12_TOOL_PYTHON} ${PROJECT_SOURCE_DIR}/common/standalone_build.py
                      --source ${PROJECT_SOURCE_DIR}/${P_SOURCE}
                      --scratch ${PROJECT_BINARY_DIR}/standalone/${name} ${sargs})
     set_tests_properties(standalone_${name} PROPERTIES TIMEOUT 600 LABELS "standalone;${build_label};${labels}")

@@ -7,6 +7,7 @@
 set(PROJECT_SOURCE_DIR ${CMAKE_CURRENT_LIST_DIR}/..)
 set(PROJECT_BINARY_DIR ${CMAKE_CURRENT_BINARY_DIR})
 set(Python3_EXECUTABLE python3)
+set(CH12_TOOL_PYTHON python3 -S)
 include(${CMAKE_CURRENT_LIST_DIR}/Ch12Programs.cmake)
 if(CASE STREQUAL "unknown")
   ch12_program(bogus SOURCE bogus.cpp ID bogus SECTION extra WHAT "a declaration with a typo" NO_SUCH_OPTION 1)

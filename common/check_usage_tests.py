@@ -86,7 +86,9 @@ def main():
         usage, where = usage_of(t["program"])
         if usage is None:
             return "%s: %s" % (t["test"], where)
-        standin = [sys.executable, os.path.abspath(__file__), "--stand-in", where]
+        # (a shell where there is one: it starts in a millisecond, and there are some 130 of these)
+        standin = (["/bin/sh", "-c", 'cat "$0" >&2; exit 2', where] if os.path.exists("/bin/sh") else
+                   [sys.executable, "-S", os.path.abspath(__file__), "--stand-in", where])
         p = supervisor.run(t["compare"] + t["check"] + ["--"] + standin + t["args"], stdin=subprocess.DEVNULL,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
         if p.returncode == 0:

@@ -168,7 +168,7 @@ def build_and_run(args) -> int:
 
     run = [os.path.join(workdir, stem)] + args.run_arg
     print("./%s %s" % (stem, " ".join(args.run_arg)), flush=True)
-    compare = [sys.executable, os.path.join(HERE, "compare_output.py"), "--golden", os.path.abspath(args.golden)]
+    compare = [sys.executable, "-S", os.path.join(HERE, "compare_output.py"), "--golden", os.path.abspath(args.golden)]
     if env.get("LD_LIBRARY_PATH") != os.environ.get("LD_LIBRARY_PATH"):
         compare += ["--env", "LD_LIBRARY_PATH=" + env["LD_LIBRARY_PATH"]]
     # compare_output.py stops the program itself when it is told to stop (SIGTERM, within the grace).

@@ -48,7 +48,7 @@ def stressed(stress, runs, per_core):
     try:
         for i in range(1, runs + 1):
             start = time.monotonic()
-            test = supervisor.start([sys.executable, os.path.join(HERE, "test_signals.py"),
+            test = supervisor.start([sys.executable, "-S", os.path.join(HERE, "test_signals.py"),
                                      "--only", "SupervisorTest", "--only", "ToolTest"],
                                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
             out, _ = test.communicate()

@@ -298,7 +298,7 @@ class CompareOutputTest(unittest.TestCase):
                     "c = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); "
                     "open(%r + '.tmp', 'w').write('%%d %%d' %% (os.getpid(), c.pid)); "
                     "os.rename(%r + '.tmp', %r); time.sleep(60)" % (pid_file, pid_file, pid_file))
-            tool = subprocess.Popen([sys.executable, compare_output.__file__, "--timeout", "60",
+            tool = subprocess.Popen([sys.executable, "-S", compare_output.__file__, "--timeout", "60",
                                      "--expect-empty-stdout", "--", sys.executable, "-c", code],
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             deadline = time.time() + 20

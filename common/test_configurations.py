@@ -228,7 +228,7 @@ def main():
                           "exercise %d ran in the block simulator: %r" % (n, e.get("runs")))
             print("exercises without nvcc: %s" % ", ".join("%s %s" % (k, v["result"]) for k, v in sorted(got.items())))
 
-        rc, out = run([sys.executable, os.path.join(HERE, "test_tools.py"), "--build-dir", build,
+        rc, out = run([sys.executable, "-S", os.path.join(HERE, "test_tools.py"), "--build-dir", build,
                        "--cmake", cmake, "--only", "RunAllTest"], env)
         check(rc == 0, "test_tools.py RunAllTest on this build:\n" + out[-4000:])
         print(out.strip().splitlines()[-1] if out.strip() else "")

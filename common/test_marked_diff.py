@@ -106,7 +106,7 @@ class ExerciseDiffTest(unittest.TestCase):
     def test_the_command_line_fails_on_a_drifted_copy(self):
         with tempfile.TemporaryDirectory() as tmp:
             shutil.copytree(os.path.join(REPO, "ch12"), os.path.join(tmp, "ch12"))
-            tool = [sys.executable, os.path.join(HERE, "marked_diff.py")]
+            tool = [sys.executable, "-S", os.path.join(HERE, "marked_diff.py")]
             self.assertEqual(subprocess.run(tool + ["traps", "--repo", tmp], stdout=subprocess.PIPE).returncode, 0)
             lesson = os.path.join(tmp, "ch12", "63_bitonic_sort_iterative.cu")
             with open(lesson) as f:
@@ -148,7 +148,7 @@ class CopyDiffTest(unittest.TestCase):
                 text = f.read()
             with open(lesson, "w", encoding="utf-8") as f:
                 f.write(text.replace("return i == n - 1;", "return i >= n - 1;"))
-            p = subprocess.run([sys.executable, os.path.join(HERE, "marked_diff.py"), "copies", "--repo", tmp],
+            p = subprocess.run([sys.executable, "-S", os.path.join(HERE, "marked_diff.py"), "copies", "--repo", tmp],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
             self.assertEqual(p.returncode, 1, p.stdout)
             self.assertIn(b"is_bitonic", p.stdout)

@@ -142,7 +142,7 @@ class RunAllTest(unittest.TestCase):
         r = self.row(like)
         rec = records(r)["run"]
         rec.update(unbuilt=None, target="", check=list(check), program=list(program), args=list(args))
-        rec.setdefault("compare", [sys.executable, os.path.join(HERE, "compare_output.py")])  # an unbuilt record has none
+        rec.setdefault("compare", [sys.executable, "-S", os.path.join(HERE, "compare_output.py")])  # an unbuilt record has none
         r["runs"] = [x for x in r["runs"] if x["mode"] == "run"]
         return r
 
@@ -172,7 +172,7 @@ class RunAllTest(unittest.TestCase):
             source = f.read()
         for word in ("_cmake_calls", "names_from_source", "def _value("):
             self.assertNotIn(word, source)
-        r = self.fake_row("58_bitonic_split_cpu_baseline", ["--expect-line=hi"], [sys.executable, "-c", "print('hi')"])
+        r = self.fake_row("58_bitonic_split_cpu_baseline", ["--expect-line=hi"], [sys.executable, "-S", "-c", "print('hi')"])
         r.update(id="58x", name="a_program_only_this_table_has")
         build = os.path.join(self.tmp.name, "b")
         write_build(build, [r])
@@ -218,7 +218,7 @@ class RunAllTest(unittest.TestCase):
         build = os.path.join(self.tmp.name, "b")
         ran = os.path.join(self.tmp.name, "ran")
         r = self.fake_row("58_bitonic_split_cpu_baseline", ["--expect-exit", "0"],
-                          [sys.executable, "-c", "open(%r, 'w')" % ran])
+                          [sys.executable, "-S", "-c", "open(%r, 'w')" % ran])
         write_build(build, [r])
         for args in (["--no-build", "58", "64"], ["--no-build", "64", "58"]):
             rc, out, err = run([RUN_ALL] + args, env={"CH12_BUILD_DIR": build})
@@ -268,7 +268,7 @@ class RunAllTest(unittest.TestCase):
         with open(golden, "w") as f:
             f.write("the golden line\n")
         r = self.fake_row("58_bitonic_split_cpu_baseline", ["--golden", golden],
-                          [sys.executable, "-c", "print('another line')"])
+                          [sys.executable, "-S", "-c", "print('another line')"])
         build = os.path.join(self.tmp.name, "b")
         write_build(build, [r])
         rc, out, err = run([RUN_ALL, "--no-build", "--quiet", "58"], env={"CH12_BUILD_DIR": build})
@@ -323,7 +323,7 @@ class RunAllTest(unittest.TestCase):
         r_todo = self.compiled("ex2_any_n", "run")
         r_pass = self.compiled("ex2_any_n_solution", "run")
         fail = self.fake_row("ex2_any_n", ["--expect-exit", "0", "--expect-line=exercise 4: PASS -- it works"],
-                             [sys.executable, "-c", "print('check 1, four: NOT YET -- race on g_a[1]: ...'); "
+                             [sys.executable, "-S", "-c", "print('check 1, four: NOT YET -- race on g_a[1]: ...'); "
                                                     "print('exercise 4: NOT YET -- 1 of 1 checks failed'); exit(1)"])
         fail.update(id="ex4", name="ex4_fake", starter_as_shipped=False, check_version="0123456789ab")
         build = os.path.join(self.tmp.name, "b")
@@ -412,8 +412,8 @@ class RunAllTest(unittest.TestCase):
             rec = records(r)[mode]
             status = int(check[check.index("--expect-exit") + 1])
             rec.update(unbuilt=None, target="", check=list(check) + ["--expect-empty-stdout"], args=[],
-                       program=[sys.executable, "-c", "import sys; sys.exit(%d)" % status])
-            rec.setdefault("compare", [sys.executable, os.path.join(HERE, "compare_output.py")])
+                       program=[sys.executable, "-S", "-c", "import sys; sys.exit(%d)" % status])
+            rec.setdefault("compare", [sys.executable, "-S", os.path.join(HERE, "compare_output.py")])
             r["runs"] = [x for x in r["runs"] if x["mode"] == mode]
             r.update(fields)
             return r
@@ -435,8 +435,8 @@ class RunAllTest(unittest.TestCase):
         self.assertNotRegex(summary, r"per_element \(replay\).*the book's")
 
     def test_the_default_run_leaves_out_what_is_slow_to_build_unless_named(self):
-        r = self.fake_row("58_bitonic_split_cpu_baseline", ["--expect-line=x"], [sys.executable, "-c", "print('x')"])
-        slow = self.fake_row("bitonic_per_element_pass", ["--expect-line=x"], [sys.executable, "-c", "print('x')"])
+        r = self.fake_row("58_bitonic_split_cpu_baseline", ["--expect-line=x"], [sys.executable, "-S", "-c", "print('x')"])
+        slow = self.fake_row("bitonic_per_element_pass", ["--expect-line=x"], [sys.executable, "-S", "-c", "print('x')"])
         self.assertFalse(slow["by_default"])
         build = os.path.join(self.tmp.name, "b")
         write_build(build, [r, slow])
@@ -450,7 +450,7 @@ class RunAllTest(unittest.TestCase):
 
     def test_sigint_and_sigterm_stop_the_program_and_exit_130_or_143(self):
         r = self.fake_row("58_bitonic_split_cpu_baseline", ["--timeout", "100", "--expect-line=x"],
-                          [sys.executable, sleeper(self.tmp.name)])
+                          [sys.executable, "-S", sleeper(self.tmp.name)])
         build = os.path.join(self.tmp.name, "b")
         write_build(build, [r])
         assert_stopped_by_signals(self, [RUN_ALL, "--no-build", "58"], {"CH12_BUILD_DIR": build}, self.tmp.name)
@@ -517,11 +517,11 @@ class MetaUsageTest(unittest.TestCase):
             f.write("import sys\nu = 'usage: fake [--n N]   (Section 12.1)\\n'\n"
                     "if '--help' in sys.argv: sys.stdout.write(u); sys.exit(0)\n"
                     "sys.stderr.write(\"fake: --n: 'x' is not a number\\n\" + u); sys.exit(2)\n")
-        compare = [sys.executable, os.path.join(HERE, "compare_output.py")]
+        compare = [sys.executable, "-S", os.path.join(HERE, "compare_output.py")]
 
         def record(name, problem):
             return {"test": name, "labels": ["usage"], "bad_command_line": True, "unbuilt": None, "target": "",
-                    "compare": compare, "program": [sys.executable, prog], "args": ["--n", "x"],
+                    "compare": compare, "program": [sys.executable, "-S", prog], "args": ["--n", "x"],
                     "check": ["--timeout", "60", "--expect-exit", "2", "--expect-empty-stdout",
                               "--expect-stderr-contains=usage: fake", "--expect-stderr-contains=" + problem]}
         for tests, status in (([record("usage_fake_weak", "12"), record("usage_fake_named", "--n: 'x' is not a number")], 1),
@@ -533,7 +533,7 @@ class MetaUsageTest(unittest.TestCase):
             table["tests"] = tests
             with open(os.path.join(build, "ch12_programs.json"), "w") as f:
                 json.dump(table, f)
-            rc, out, err = run([sys.executable, os.path.join(HERE, "check_usage_tests.py"), "--build-dir", build])
+            rc, out, err = run([sys.executable, "-S", os.path.join(HERE, "check_usage_tests.py"), "--build-dir", build])
             self.assertEqual(rc, status, out + err)
             if status:
                 self.assertIn("FAIL: usage_fake_weak: passes with only the usage on stderr", out)
@@ -555,7 +555,7 @@ class StandaloneBuildTest(unittest.TestCase):
         self.source = os.path.join(self.repo, "ch12", "58_bitonic_split_cpu_baseline.cpp")
 
     def standalone(self, scratch, compiler="/bin/true", env=None):
-        return run([sys.executable, os.path.join(HERE, "standalone_build.py"), "--compiler", compiler,
+        return run([sys.executable, "-S", os.path.join(HERE, "standalone_build.py"), "--compiler", compiler,
                     "--source", self.source, "--scratch", scratch,
                     "--golden", os.path.join(REPO, "expected_output", "58_bitonic_split_cpu_baseline.txt")], env=env)
 
@@ -592,7 +592,7 @@ class StandaloneBuildTest(unittest.TestCase):
         with open(compiler, "w") as f:
             f.write("#!/bin/sh\nexec %s %s\n" % (sys.executable, sleeper(self.tmp.name)))
         os.chmod(compiler, 0o755)
-        command = [sys.executable, os.path.join(HERE, "standalone_build.py"), "--compiler", compiler,
+        command = [sys.executable, "-S", os.path.join(HERE, "standalone_build.py"), "--compiler", compiler,
                    "--source", self.source, "--scratch", os.path.join(self.tmp.name, "s"),
                    "--golden", os.path.join(REPO, "expected_output", "58_bitonic_split_cpu_baseline.txt")]
         assert_stopped_by_signals(self, command, {}, self.tmp.name)
@@ -618,20 +618,20 @@ class SanitizeTest(unittest.TestCase):
         env = {"PATH": empty, "CUDA_HOME": empty, "CUDA_PATH": empty}
         if os.path.exists("/usr/local/cuda/bin/compute-sanitizer"):
             self.skipTest("compute-sanitizer is installed in /usr/local/cuda here")
-        rc, out, _ = run([sys.executable, SANITIZE, "--tool", "memcheck", "--", "/bin/true"], env=env)
+        rc, out, _ = run([sys.executable, "-S", SANITIZE, "--tool", "memcheck", "--", "/bin/true"], env=env)
         self.assertEqual(rc, 77, out)
         self.assertIn("SKIPPED", out)
 
     def test_errors_fail(self):
-        rc, out, _ = run([sys.executable, SANITIZE, "--tool", "memcheck", "--", "/bin/true"],
+        rc, out, _ = run([sys.executable, "-S", SANITIZE, "--tool", "memcheck", "--", "/bin/true"],
                          env=self.fake_tool("ERROR SUMMARY: 2 errors", 99))
         self.assertEqual(rc, 1, out)
-        rc, out, _ = run([sys.executable, SANITIZE, "--tool", "racecheck", "--", "/bin/true"],
+        rc, out, _ = run([sys.executable, "-S", SANITIZE, "--tool", "racecheck", "--", "/bin/true"],
                          env=self.fake_tool("RACECHECK SUMMARY: 3 hazards displayed (3 errors, 0 warnings)"))
         self.assertEqual(rc, 1, out)
 
     def test_no_errors_pass(self):
-        rc, out, _ = run([sys.executable, SANITIZE, "--tool", "memcheck", "--", "/bin/true"],
+        rc, out, _ = run([sys.executable, "-S", SANITIZE, "--tool", "memcheck", "--", "/bin/true"],
                          env=self.fake_tool("ERROR SUMMARY: 0 errors"))
         self.assertEqual(rc, 0, out)
 
@@ -641,11 +641,11 @@ class SanitizeTest(unittest.TestCase):
             f.write("#!/bin/sh\nshift 6\nexec \"$@\"\n")
         os.chmod(tool, 0o755)
         env = {"PATH": self.tmp.name + os.pathsep + os.environ.get("PATH", "")}
-        assert_stopped_by_signals(self, [sys.executable, SANITIZE, "--tool", "memcheck", "--", sys.executable,
+        assert_stopped_by_signals(self, [sys.executable, "-S", SANITIZE, "--tool", "memcheck", "--", sys.executable,
                                          sleeper(self.tmp.name)], env, self.tmp.name)
 
     def test_unexpected_exit_fails(self):
-        rc, out, _ = run([sys.executable, SANITIZE, "--tool", "memcheck", "--expect-exit", "1", "--", "/bin/true"],
+        rc, out, _ = run([sys.executable, "-S", SANITIZE, "--tool", "memcheck", "--expect-exit", "1", "--", "/bin/true"],
                          env=self.fake_tool("ERROR SUMMARY: 0 errors", 0))
         self.assertEqual(rc, 1, out)
 

@@ -47,7 +47,7 @@ class CompareTreeRunsTest(unittest.TestCase):
         return path
 
     def compare(self, candidate, depths="1-4"):
-        r = supervisor.run([sys.executable, TOOL, "--reference", self.reference, "--depths", depths, "--", candidate],
+        r = supervisor.run([sys.executable, "-S", TOOL, "--reference", self.reference, "--depths", depths, "--", candidate],
                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
         return r.returncode, (r.stdout + r.stderr).decode(errors="replace")
 

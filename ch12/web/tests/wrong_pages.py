@@ -67,7 +67,7 @@ def pictures(check):
     if not node:
         raise webdriver.Unavailable("node not found")
     try:
-        run = supervisor.run([sys.executable, os.path.join(HERE, "check_pictures.py"), "--node", node,
+        run = supervisor.run([sys.executable, "-S", os.path.join(HERE, "check_pictures.py"), "--node", node,
                               "--pictures", os.path.join(checklib.SERVE_ROOT, "pictures")], timeout=300,
                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     except subprocess.TimeoutExpired:
