@@ -7,7 +7,8 @@
 # The simulator sees a kernel's memory accesses through the calls that
 # -fsanitize=thread makes the compiler put around every load and store; it
 # defines those calls itself, so only the compile step takes the flag (no
-# sanitizer runtime is linked). It switches between threads with ucontext.
+# sanitizer runtime is linked). It switches between threads on their own stacks:
+# by itself on x86-64, with ucontext elsewhere (unit_block_sim_ucontext).
 # Tested on Linux; macOS (Apple clang) is meant to work but is untested.
 
 include(CheckCXXSourceCompiles)
