@@ -4,7 +4,12 @@ that start children (one in a session of its own), a stand-in matplotlib, and
 the check that no process a tool started outlives it.
 
 Nothing here synchronizes by sleeping: every wait is for a condition (a file
-that appears, a process that ends), with a deadline."""
+that appears, a process that ends), with a deadline.
+
+run() and signalled() start the tool under test with subprocess, not through
+common/supervisor.py, on purpose: the supervisor stops whatever its child
+leaves behind, and these tests must see what the TOOL leaves (leftovers()
+finds it, then kills it, so that one failing test does not disturb the next)."""
 
 import os
 import shutil
