@@ -151,18 +151,20 @@ def check_responsive(check):
         check.true("while a sort runs: its progress, passes done of all (253 at 2^22)", m and m.group(2) == "253",
                    running["status"])
         first = float(page.js("return document.getElementById('sort-result').dataset.passesDone"))
+        check.equal("two clicks on Sort started one sort", page.js("return window.ch12Sort.started"), 1)
 
         # The other panels answer while it runs.
         started = time.monotonic()
-        ch12page.network(page, "63-8", timeout=30)
+        ch12page.network(page, "63-8", timeout=120)
         redraw = time.monotonic() - started
         still = page.js("return document.getElementById('sort-result').dataset.state")
         check.equal("the network was drawn again while the sort ran", still, "running")
         print(f"the network (63, n = 8) drawn again in {redraw:.2f} s while the sort ran")
-        # Promptly: the redraw's kernels wait for at most one piece of the sort
-        # (checked below), but compiling them is CPU work that a loaded machine
-        # slows as much as the sort itself; so the bound grows with the time
-        # the page expects the whole sort to take here.
+        # Promptly: the redraw's kernels wait behind the sort's piece in flight
+        # (how long a piece holds the queue is checked below), and compiling
+        # them is CPU work that a loaded machine slows as much as the sort
+        # itself; so the bound grows with the time the page expects the whole
+        # sort to take here.
         bound = max(5.0, expected_s / 4)
         check.true(f"the network was drawn again within {bound:.1f} s of the change (5 s, or a quarter of the "
                    "sort's expected time when that is longer)", redraw < bound, f"{redraw:.1f} s")
@@ -170,7 +172,7 @@ def check_responsive(check):
         check.equal("the network, stepped while the sort runs: the book's n = 8 input sorted at the end",
                     rows[-1], " ".join(str(v) for v in range(8)))
         started = time.monotonic()
-        result = ch12page.lesson(page, "61", trap=True, timeout=30)
+        result = ch12page.lesson(page, "61", trap=True, timeout=120)
         check.equal("61's trap, ticked while the sort runs: its program printed", (result["state"], result["exit"]),
                     ("done", "1"))
         print(f"61's trap printed in {time.monotonic() - started:.2f} s while the sort ran")
@@ -219,6 +221,6 @@ def check_responsive(check):
             cancelOff: document.getElementById('sort-cancel').disabled, started: window.ch12Sort.started,
             text: document.getElementById('sort-result').textContent};""")
         check.equal("after Cancel: Sort on, Cancel off", (after["sortOn"], after["cancelOff"]), (True, True))
-        check.equal("two clicks on Sort started one sort", after["started"], 1)
+        check.equal("after Cancel: still one sort started", after["started"], 1)
         check.true("after Cancel: the page says how far it got", re.search(r"Cancelled after [\d.]+ of 253 passes", after["text"]),
                    after["text"])
