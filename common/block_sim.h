@@ -4,8 +4,9 @@
 //
 // A kernel is written once, in a header: nvcc compiles it for the GPU, and a
 // C++ compiler compiles it for this simulator. Include this header first, then
-// the kernel's, in ONE translation unit compiled with -fsanitize=thread (the
-// CMake target does it; the program links no sanitizer runtime):
+// the kernel's, in a translation unit compiled with -fsanitize=thread, and link
+// the simulator's runtime, common/block_sim.cpp, compiled the same way (the
+// CMake targets do both: ch12_block_sim; the program links no sanitizer runtime):
 //
 //   #include "block_sim.h"
 //   #include "my_kernel.cuh"          // __global__ void my_kernel(int* g_a, int n)
@@ -147,7 +148,31 @@ inline typename std::common_type<A, B>::type max(A a, B b) {
     return a < b ? b : a;
 }
 
+// Switching between a thread and the scheduler. swapcontext() saves and
+// restores the signal mask, a system call at every switch: exercise 3's check
+// switches 4.7 million times, and spent 40% of its time there. On x86-64
+// (System V: Linux, macOS) the simulator switches by itself instead: it saves
+// the registers a call must keep (rbx, rbp, r12-r15) on the stack it leaves
+// and loads the stack pointer of the one it goes to; the floating-point
+// control words, which no simulated thread changes, are not switched. A new
+// thread's stack is laid out so that the first switch to it "returns" into
+// fiber_start, which calls the function in r13 (the thread's body; it ends
+// with a switch back, never a return). Elsewhere, and with
+// -DBLOCK_SIM_UCONTEXT, it is ucontext.
+#if defined(__x86_64__) && (defined(__linux__) || defined(__APPLE__)) && !defined(BLOCK_SIM_UCONTEXT)
+#define BLOCK_SIM_OWN_SWITCH 1
+#endif
+// The two ways to switch lay out a Device differently: each is its own inline
+// namespace, so that a program and a runtime built for different ones do not
+// link (rather than run with mismatched memory).
+#if defined(BLOCK_SIM_OWN_SWITCH)
+#define BLOCK_SIM_ABI own_switch
+#else
+#define BLOCK_SIM_ABI with_ucontext
+#endif
+
 namespace block_sim {
+inline namespace BLOCK_SIM_ABI {
 
 enum class Order { in_order, shuffled };
 
@@ -170,42 +195,6 @@ struct Site {
 inline bool same_site(const Site& a, const Site& b) {
     return a.line == b.line && a.file && b.file && std::strcmp(a.file, b.file) == 0;
 }
-
-// Switching between a thread and the scheduler. swapcontext() saves and
-// restores the signal mask, a system call at every switch: exercise 3's check
-// switches 4.7 million times, and spent 40% of its time there. On x86-64
-// (System V: Linux, macOS) the simulator switches by itself instead: it saves
-// the registers a call must keep (rbx, rbp, r12-r15) on the stack it leaves
-// and loads the stack pointer of the one it goes to; the floating-point
-// control words, which no simulated thread changes, are not switched. A new
-// thread's stack is laid out so that the first switch to it "returns" into
-// fiber_start, which calls the function in r13 (the thread's body; it ends
-// with a switch back, never a return). Elsewhere, and with
-// -DBLOCK_SIM_UCONTEXT, it is ucontext.
-#if defined(__x86_64__) && (defined(__linux__) || defined(__APPLE__)) && !defined(BLOCK_SIM_UCONTEXT)
-#define BLOCK_SIM_OWN_SWITCH 1
-// Saves this side's registers and stack pointer in *from, continues on `to`.
-__attribute__((naked, noinline, no_sanitize("thread"))) inline void switch_stack(void** /*from*/, void* /*to*/) {
-    __asm__ volatile(
-        "pushq %rbp\n\tpushq %rbx\n\tpushq %r12\n\tpushq %r13\n\tpushq %r14\n\tpushq %r15\n\t"
-        "movq %rsp, (%rdi)\n\tmovq %rsi, %rsp\n\t"
-        "popq %r15\n\tpopq %r14\n\tpopq %r13\n\tpopq %r12\n\tpopq %rbx\n\tpopq %rbp\n\tret");
-}
-__attribute__((naked, noinline, no_sanitize("thread"))) inline void fiber_start() {
-    __asm__ volatile("callq *%r13\n\tud2");
-}
-// The stack pointer of a thread that has not run yet: its registers as
-// switch_stack pops them (r13 = body), then fiber_start as the return
-// address, placed so that the stack is 16-byte aligned at fiber_start's call.
-inline void* first_stack(char* stack, size_t bytes, void (*body)()) {
-    uintptr_t top = ((uintptr_t)stack + bytes) & ~(uintptr_t)15;
-    void** sp = (void**)(top - 72);
-    for (int i = 0; i < 6; i++) sp[i] = nullptr;  // r15, r14, r13, r12, rbx, rbp
-    sp[2] = (void*)body;
-    sp[6] = (void*)&fiber_start;
-    return sp;
-}
-#endif
 
 struct Fiber {
 #if defined(BLOCK_SIM_OWN_SWITCH)
@@ -260,55 +249,6 @@ struct Race {
     bool barriers_known = false;
 };
 
-// The name of the static variable at `address` (a __shared__ array: tile), from
-// the program's own symbol table, and where it starts; "" where unknown (not
-// Linux, or a stripped program).
-inline std::string static_name(uintptr_t address, uintptr_t* start) {
-#if defined(__linux__) && defined(__LP64__)
-    uintptr_t bias = 0;  // where the program was loaded (the first object dl_iterate_phdr lists)
-    dl_iterate_phdr([](dl_phdr_info* info, size_t, void* data) {
-        *(uintptr_t*)data = (uintptr_t)info->dlpi_addr;
-        return 1;
-    }, &bias);
-    FILE* f = std::fopen("/proc/self/exe", "rb");
-    if (!f) return "";
-    std::vector<char> elf;
-    char buf[65536];
-    for (size_t got; (got = std::fread(buf, 1, sizeof buf, f)) > 0;) elf.insert(elf.end(), buf, buf + got);
-    std::fclose(f);
-    if (elf.size() < sizeof(Elf64_Ehdr) || std::memcmp(elf.data(), ELFMAG, SELFMAG) != 0) return "";
-    Elf64_Ehdr eh;
-    std::memcpy(&eh, elf.data(), sizeof eh);
-    if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shoff + (size_t)eh.e_shnum * sizeof(Elf64_Shdr) > elf.size()) return "";
-    std::vector<Elf64_Shdr> sh(eh.e_shnum);
-    std::memcpy(sh.data(), elf.data() + eh.e_shoff, sh.size() * sizeof(Elf64_Shdr));
-    const uintptr_t want = address - bias;
-    for (const Elf64_Shdr& tab : sh) {
-        if (tab.sh_type != SHT_SYMTAB || tab.sh_link >= sh.size()) continue;
-        const Elf64_Shdr& str = sh[tab.sh_link];
-        if (tab.sh_offset + tab.sh_size > elf.size() || str.sh_offset + str.sh_size > elf.size()) continue;
-        for (size_t k = 0; k + sizeof(Elf64_Sym) <= tab.sh_size; k += sizeof(Elf64_Sym)) {
-            Elf64_Sym sym;
-            std::memcpy(&sym, elf.data() + tab.sh_offset + k, sizeof sym);
-            if (ELF64_ST_TYPE(sym.st_info) != STT_OBJECT || sym.st_size == 0 || sym.st_name >= str.sh_size) continue;
-            if (want < sym.st_value || want >= sym.st_value + sym.st_size) continue;
-            std::string name(elf.data() + str.sh_offset + sym.st_name);
-            int status = 0;
-            char* plain = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
-            if (status == 0 && plain) name = plain;
-            std::free(plain);
-            const size_t colons = name.rfind("::");
-            if (colons != std::string::npos) name = name.substr(colons + 2);
-            *start = (uintptr_t)sym.st_value + bias;
-            return name;
-        }
-    }
-#else
-    (void)address;
-    (void)start;
-#endif
-    return "";
-}
 
 struct Global {
     // what the simulated thread that runs now sees
@@ -393,281 +333,38 @@ class Device {
 
   private:
     // ---- the launch, twice
-    BLOCK_SIM_NOCHECK void run_launch(const std::function<void()>& body, dim3 grid, dim3 block) {
-        launches_++;
-        const size_t threads = (size_t)block.x * block.y * block.z;
-        if (threads == 0 || threads > 1024 || grid.x * grid.y * grid.z == 0) {
-            note("a launch of " + std::to_string(grid.x * grid.y * grid.z) + " block(s) of " + std::to_string(threads) +
-                 " threads: a block holds 1 to 1024 threads, and a grid at least one block");
-            return;
-        }
-        std::vector<std::vector<unsigned char>> before;
-        if (options_.check_order) before = snapshot();
-        race_.reset();
-        races_ = 0;
-        out_of_range_.clear();
-        epoch_++;
-        bool finished = run_grid(body, grid, block, Order::in_order);
-        report_launch_problems();
-        if (!finished || !options_.check_order) return;
+    BLOCK_SIM_NOCHECK void run_launch(const std::function<void()>& body, dim3 grid, dim3 block);
 
-        std::vector<std::vector<unsigned char>> after = snapshot();
-        restore(before);
-        race_.reset();
-        races_ = 0;
-        epoch_++;
-        run_grid(body, grid, block, Order::shuffled);
-        report_launch_problems();  // kept only if the first order showed none
-        std::vector<std::vector<unsigned char>> shuffled = snapshot();
-        compare_orders(after, shuffled);
-        restore(after);
-    }
-
-    BLOCK_SIM_NOCHECK std::vector<std::vector<unsigned char>> snapshot() const {
-        std::vector<std::vector<unsigned char>> s;
-        for (auto& r : regions_) s.emplace_back((unsigned char*)r->lo, (unsigned char*)r->hi);
-        return s;
-    }
-    BLOCK_SIM_NOCHECK void restore(const std::vector<std::vector<unsigned char>>& s) {
-        for (size_t i = 0; i < regions_.size() && i < s.size(); i++)
-            std::memcpy((void*)regions_[i]->lo, s[i].data(), s[i].size());
-    }
+    BLOCK_SIM_NOCHECK std::vector<std::vector<unsigned char>> snapshot() const;
+    BLOCK_SIM_NOCHECK void restore(const std::vector<std::vector<unsigned char>>& s);
 
     BLOCK_SIM_NOCHECK void compare_orders(const std::vector<std::vector<unsigned char>>& a,
-                                          const std::vector<std::vector<unsigned char>>& b) {
-        for (size_t i = 0; i < regions_.size() && i < a.size() && i < b.size(); i++) {
-            const detail::Region& r = *regions_[i];
-            for (size_t off = 0; off + r.elem <= a[i].size(); off += r.elem) {
-                if (std::memcmp(&a[i][off], &b[i][off], r.elem) != 0) {
-                    long long index = ((long long)(r.lo + off) - (long long)r.data_lo) / (long long)r.elem;
-                    note("the result depends on the order the threads run in: " + r.name + "[" +
-                         std::to_string(index) + "] is " + value_of(r, &a[i][off]) +
-                         " when they run in order (thread 0, 1, 2, ...) and " + value_of(r, &b[i][off]) +
-                         " when they run in a shuffled order (threads that share data without a barrier, or "
-                         "through memory the simulator does not watch)");
-                    return;
-                }
-            }
-        }
-    }
+                                          const std::vector<std::vector<unsigned char>>& b);
 
-    static std::string value_of(const detail::Region& r, const unsigned char* p) {
-        if (r.elem == 4) {
-            int32_t v;
-            std::memcpy(&v, p, 4);
-            return std::to_string(v);
-        }
-        if (r.elem == 8) {
-            int64_t v;
-            std::memcpy(&v, p, 8);
-            return std::to_string(v);
-        }
-        std::string s = "0x";
-        char buf[3];
-        for (size_t k = r.elem; k-- > 0;) {
-            std::snprintf(buf, sizeof buf, "%02x", p[k]);
-            s += buf;
-        }
-        return s;
-    }
+    static std::string value_of(const detail::Region& r, const unsigned char* p);
 
     // ---- the grid: block after block
-    BLOCK_SIM_NOCHECK bool run_grid(const std::function<void()>& body, dim3 grid, dim3 block, Order order) {
-        detail::g.device = this;
-        detail::g.grid_dim = grid;
-        detail::g.block_dim = block;
-        const size_t nblocks = (size_t)grid.x * grid.y * grid.z;
-        blocks_ = nblocks;
-        std::vector<size_t> blocks(nblocks);
-        for (size_t b = 0; b < nblocks; b++) blocks[b] = b;
-        if (order == Order::shuffled) shuffle(blocks);
-        body_ = &body;
-        order_ = order;
-        for (size_t b : blocks) {
-            detail::g.block_idx = {(unsigned)(b % grid.x), (unsigned)(b / grid.x % grid.y),
-                                   (unsigned)(b / grid.x / grid.y)};
-            current_block_ = (int)b;
-            if (!run_block((size_t)block.x * block.y * block.z)) return false;
-        }
-        return true;
-    }
+    BLOCK_SIM_NOCHECK bool run_grid(const std::function<void()>& body, dim3 grid, dim3 block, Order order);
 
-    BLOCK_SIM_NOCHECK static void fiber_main() {
-        Device* d = (Device*)detail::g.device;
-        (*d->body_)();
-        d->fibers_[d->current_thread_].state = detail::State::done;
-        detail::g.active = false;
-        d->to_scheduler(d->fibers_[d->current_thread_]);
-    }
+    BLOCK_SIM_NOCHECK static void fiber_main();
 
     // The two switches: into thread f from the scheduler, and back.
-#if defined(BLOCK_SIM_OWN_SWITCH)
-    BLOCK_SIM_NOCHECK void to_thread(detail::Fiber& f) { detail::switch_stack(&scheduler_sp_, f.sp); }
-    BLOCK_SIM_NOCHECK void to_scheduler(detail::Fiber& f) { detail::switch_stack(&f.sp, scheduler_sp_); }
-#else
-    BLOCK_SIM_NOCHECK void to_thread(detail::Fiber& f) { swapcontext(&scheduler_, &f.context); }
-    BLOCK_SIM_NOCHECK void to_scheduler(detail::Fiber& f) { swapcontext(&f.context, &scheduler_); }
-#endif
+    BLOCK_SIM_NOCHECK void to_thread(detail::Fiber& f);
+    BLOCK_SIM_NOCHECK void to_scheduler(detail::Fiber& f);
 
-    BLOCK_SIM_NOCHECK bool run_block(size_t threads) {
-        while (fibers_.size() < threads) fibers_.emplace_back();
-        for (size_t t = 0; t < threads; t++) {
-            detail::Fiber& f = fibers_[t];
-            if (!f.stack) f.stack.reset(new char[options_.stack_bytes]);
-#if defined(BLOCK_SIM_OWN_SWITCH)
-            f.sp = detail::first_stack(f.stack.get(), options_.stack_bytes, fiber_main);
-#else
-            getcontext(&f.context);
-            f.context.uc_stack.ss_sp = f.stack.get();
-            f.context.uc_stack.ss_size = options_.stack_bytes;
-            f.context.uc_link = nullptr;
-            makecontext(&f.context, (void (*)())fiber_main, 0);
-#endif
-            f.state = detail::State::ready;
-            f.waits_at = detail::Site();
-        }
-        shared_epoch_++;
-        if (shared_.hi > shared_.lo) std::memset((void*)shared_.lo, 0xBE, shared_.hi - shared_.lo);
-        interval_ = 0;
-        barriers_.clear();
-        std::vector<size_t> order(threads);
-        const dim3 bd = detail::g.block_dim;
-        for (;;) {
-            for (size_t t = 0; t < threads; t++) order[t] = t;
-            if (order_ == Order::shuffled) shuffle(order);
-            for (size_t t : order) {
-                if (fibers_[t].state != detail::State::ready) continue;
-                current_thread_ = t;
-                detail::g.thread_idx = {(unsigned)(t % bd.x), (unsigned)(t / bd.x % bd.y), (unsigned)(t / bd.x / bd.y)};
-                detail::g.active = true;
-                to_thread(fibers_[t]);
-                detail::g.active = false;
-            }
-            std::vector<size_t> waiting, done;
-            for (size_t t = 0; t < threads; t++)
-                (fibers_[t].state == detail::State::waiting ? waiting : done).push_back(t);
-            if (race_ && race_->first.block == current_block_ && !race_->barriers_known) {
-                race_->barriers = barriers_;
-                race_->barriers_known = waiting.empty();
-            }
-            if (waiting.empty()) return true;
-            const detail::Site site = fibers_[waiting[0]].waits_at;
-            std::vector<size_t> elsewhere;
-            for (size_t t : waiting)
-                if (!detail::same_site(fibers_[t].waits_at, site)) elsewhere.push_back(t);
-            if (!done.empty() || !elsewhere.empty()) {
-                report_launch_problems();
-                std::string where = "the __syncthreads() at " + site_name(site) + " (" +
-                                    (blocks_ > 1 ? "block " + std::to_string(current_block_) : std::string("the block")) +
-                                    "'s " + ordinal(barriers_.size() + 1) + ")";
-                std::vector<size_t> there;
-                for (size_t t : waiting)
-                    if (detail::same_site(fibers_[t].waits_at, site)) there.push_back(t);
-                std::string msg = "divergent barrier: " + threads_list(there) + block_words(current_block_) +
-                                  (there.size() == 1 ? " waits" : " wait") + " at " + where + ", but ";
-                if (!done.empty())
-                    msg += threads_list(done) + " returned without reaching it";
-                else
-                    msg += threads_list(elsewhere) + " wait at the __syncthreads() at " +
-                           site_name(fibers_[elsewhere[0]].waits_at);
-                msg += ": every thread of a block must reach every __syncthreads() (on a GPU this hangs, or "
-                       "worse); the launch was stopped there";
-                note(msg);
-                return false;
-            }
-            barriers_.push_back(site);
-            interval_++;
-            for (size_t t : waiting) fibers_[t].state = detail::State::ready;
-        }
-    }
+    BLOCK_SIM_NOCHECK bool run_block(size_t threads);
 
   public:
     // ---- called from the simulated threads (through the macros and the instrumentation)
-    BLOCK_SIM_NOCHECK void arrive(const char* file, int line) {
-        detail::Fiber& f = fibers_[current_thread_];
-        f.state = detail::State::waiting;
-        f.waits_at = {file, line};
-        detail::g.active = false;
-        to_scheduler(f);
-    }
+    BLOCK_SIM_NOCHECK void arrive(const char* file, int line);
 
-    BLOCK_SIM_NOCHECK void access(uintptr_t address, size_t size, detail::Kind kind) {
-        if (size == 0) return;
-        detail::Region* r = find(address);
-        if (r == nullptr) return;
-        const int thread = (int)current_thread_;
-        if (!r->shared && (address + size <= r->data_lo || address >= r->data_hi)) {
-            if (out_of_range_.empty()) {
-                long long index = ((long long)address - (long long)r->data_lo) / (long long)r->elem;
-                long long length = (long long)((r->data_hi - r->data_lo) / r->elem);
-                out_of_range_ = "out of range: thread " + std::to_string(thread) + block_words(current_block_) + " " +
-                                (kind == detail::kRead ? "read " : kind == detail::kWrite ? "wrote " : "used an atomic on ") + r->name + "[" + std::to_string(index) + "], but " +
-                                r->name + " has " + std::to_string(length) + " elements (indices 0 .. " +
-                                std::to_string(length - 1) + ")";
-            }
-            return;
-        }
-        const uint32_t epoch = r->shared ? shared_epoch_ : epoch_;
-        for (uintptr_t w = (address - r->lo) / 4; w <= (address + size - 1 - r->lo) / 4 && w < r->words.size(); w++)
-            touch(*r, r->words[w], w, thread, kind, epoch, size);
-    }
+    BLOCK_SIM_NOCHECK void access(uintptr_t address, size_t size, detail::Kind kind);
 
   private:
-    BLOCK_SIM_NOCHECK detail::Region* find(uintptr_t a) {
-        if (last_ && a >= last_->lo && a < last_->hi) return last_;
-        if (a >= shared_.lo && a < shared_.hi) return last_ = &shared_;
-        for (auto& r : regions_)
-            if (a >= r->lo && a < r->hi) return last_ = r.get();
-        return nullptr;
-    }
+    BLOCK_SIM_NOCHECK detail::Region* find(uintptr_t a);
 
     BLOCK_SIM_NOCHECK void touch(detail::Region& r, detail::Word& s, uintptr_t w, int t, detail::Kind kind,
-                                 uint32_t epoch, size_t size) {
-        using namespace detail;
-        const int b = current_block_, v = interval_;
-        if (s.epoch != epoch) {
-            s = Word();
-            s.epoch = epoch;
-        }
-        if (s.block != b) {  // a new block: what earlier blocks did is kept apart
-            if (s.block >= 0) {
-                const int32_t did[3] = {s.block_writer, s.block_reader, s.block_atomic};
-                for (int k = 0; k < 3; k++)
-                    if (did[k] >= 0 && s.earlier_thread[k] < 0) {
-                        s.earlier_block[k] = s.block;
-                        s.earlier_thread[k] = did[k];
-                    }
-            }
-            s.block = b;
-            s.interval = v;
-            s.writer = s.reader[0] = s.reader[1] = s.atomic[0] = s.atomic[1] = -1;
-            s.block_writer = s.block_reader = s.block_atomic = -1;
-        } else if (s.interval != v) {  // a barrier since: what came before cannot race
-            s.interval = v;
-            s.writer = s.reader[0] = s.reader[1] = s.atomic[0] = s.atomic[1] = -1;
-        }
-        const Access me{b, t, v, kind};
-        const uintptr_t address = r.lo + w * 4;
-        // another block, earlier in this launch
-        for (int k = 0; k < 3; k++)
-            if (s.earlier_thread[k] >= 0 && conflict((Kind)(k == 0 ? kWrite : k == 1 ? kRead : kAtomic), kind)) {
-                race(r, address, size, {s.earlier_block[k], s.earlier_thread[k], -1, k == 0 ? kWrite : k == 1 ? kRead : kAtomic}, me);
-                break;
-            }
-        // this block, since its last barrier
-        if (s.writer >= 0 && s.writer != t) race(r, address, size, {b, s.writer, v, kWrite}, me);
-        else if (kind != kRead && other(s.reader, t) >= 0) race(r, address, size, {b, other(s.reader, t), v, kRead}, me);
-        else if (kind != kAtomic && other(s.atomic, t) >= 0) race(r, address, size, {b, other(s.atomic, t), v, kAtomic}, me);
-        if (kind == kWrite) {
-            s.writer = t;
-            s.block_writer = t;
-        } else {
-            int32_t* set = kind == kRead ? s.reader : s.atomic;
-            if (set[0] < 0) set[0] = t;
-            else if (set[0] != t && set[1] < 0) set[1] = t;
-            (kind == kRead ? s.block_reader : s.block_atomic) = t;
-        }
-    }
+                                 uint32_t epoch, size_t size);
 
     static bool conflict(detail::Kind a, detail::Kind b) {
         return !(a == detail::kRead && b == detail::kRead) && !(a == detail::kAtomic && b == detail::kAtomic);
@@ -679,115 +376,29 @@ class Device {
     }
 
     BLOCK_SIM_NOCHECK void race(const detail::Region& r, uintptr_t address, size_t size, detail::Access first,
-                                detail::Access second) {
-        races_++;
-        if (race_) return;
-        race_.reset(new detail::Race());
-        race_->first = first;
-        race_->second = second;
-        race_->region = &r;
-        race_->address = address;
-        race_->size = size;
-        race_->barriers = barriers_;
-    }
+                                detail::Access second);
 
     // ---- messages
-    BLOCK_SIM_NOCHECK void report_launch_problems() {
-        if (race_) {
-            note(race_message(*race_));
-            race_.reset();
-        }
-        if (!out_of_range_.empty()) {
-            note(out_of_range_);
-            out_of_range_.clear();
-        }
-    }
+    BLOCK_SIM_NOCHECK void report_launch_problems();
 
-    void note(const std::string& what) {
-        if (problem_.empty()) problem_ = what;
-    }
+    void note(const std::string& what);
 
-    std::string race_message(const detail::Race& x) const {
-        using namespace detail;
-        const Access &a = x.first, &b = x.second;
-        static const char* const did[3] = {"read", "wrote", "used an atomic on"};
-        std::string msg = "race on " + word_name(x) + ": thread " + std::to_string(a.thread) + block_words(a.block) +
-                          " " + did[a.kind] + " it and thread " + std::to_string(b.thread) + block_words(b.block) +
-                          " " + did[b.kind] + (a.kind == b.kind ? " it too" : " it");
-        if (a.block != b.block)
-            msg += ", in the same launch: blocks do not wait for each other, not even at __syncthreads()";
-        else
-            msg += " with no __syncthreads() between them (" + interval_words(x, a.interval) + ")";
-        if (races_ > 1)
-            msg += "; " + std::to_string(races_ - 1) + " more conflicting access" + (races_ > 2 ? "es" : "") +
-                   " in this launch";
-        return msg;
-    }
+    std::string race_message(const detail::Race& x) const;
 
     // " of block 3", where the grid has more than one block.
-    std::string block_words(int block) const {
-        return blocks_ > 1 ? " of block " + std::to_string(block) : std::string();
-    }
+    std::string block_words(int block) const;
 
-    std::string interval_words(const detail::Race& x, int v) const {
-        const std::vector<detail::Site>& bars = x.barriers;
-        const int m = (int)bars.size();
-        const std::string block = blocks_ > 1 ? "block " + std::to_string(x.first.block) : "the block";
-        if (x.barriers_known && m == 0) return block + " met no __syncthreads() at all";
-        if (v == 0) return "both before " + block + "'s first __syncthreads()" + (m > 0 ? ", at " + site_name(bars[0]) : "");
-        std::string after = "both after " + block + "'s " + ordinal(v) + " __syncthreads()";
-        if (v < m) return after + " and before its " + ordinal(v + 1) + ", at " + site_name(bars[v - 1]) +
-                          (detail::same_site(bars[v - 1], bars[v]) ? "" : " and " + site_name(bars[v]));
-        return after + (x.barriers_known ? ", its last" : "") + ", at " + site_name(bars[v - 1]);
-    }
+    std::string interval_words(const detail::Race& x, int v) const;
 
     // g_a[5]; a __shared__ array's element by its name where the program's
     // symbol table has it (tile[5]), else by its place.
-    std::string word_name(const detail::Race& x) const {
-        const detail::Region& r = *x.region;
-        if (!r.shared)
-            return r.name + "[" + std::to_string(((long long)x.address - (long long)r.data_lo) / (long long)r.elem) + "]";
-        const size_t elem = x.size == 1 || x.size == 2 || x.size == 8 ? x.size : 4;
-        uintptr_t start = 0;
-        std::string name = detail::static_name(x.address, &start);
-        if (!name.empty())
-            return name + "[" + std::to_string((x.address - start) / elem) + "] (__shared__)";
-        return "__shared__ memory, byte " + std::to_string(x.address - r.lo) + " of the block's __shared__ arrays";
-    }
+    std::string word_name(const detail::Race& x) const;
 
-    static std::string site_name(const detail::Site& s) {
-        if (!s.file) return "?";
-        const char* base = std::strrchr(s.file, '/');
-        return std::string(base ? base + 1 : s.file) + ":" + std::to_string(s.line);
-    }
+    static std::string site_name(const detail::Site& s);
 
-    static std::string ordinal(size_t n) {
-        const char* suffix = "th";
-        if (n % 100 < 11 || n % 100 > 13) {
-            if (n % 10 == 1) suffix = "st";
-            else if (n % 10 == 2) suffix = "nd";
-            else if (n % 10 == 3) suffix = "rd";
-        }
-        return std::to_string(n) + suffix;
-    }
+    static std::string ordinal(size_t n);
 
-    std::string threads_list(const std::vector<size_t>& ts) const {
-        std::string s = ts.size() == 1 ? "thread " : "threads ";
-        size_t shown = 0;
-        for (size_t i = 0; i < ts.size();) {
-            size_t j = i;
-            while (j + 1 < ts.size() && ts[j + 1] == ts[j] + 1) j++;
-            if (shown++ == 4) {
-                s += ", ...";
-                break;
-            }
-            if (i > 0) s += ", ";
-            s += std::to_string(ts[i]);
-            if (j > i) s += " .. " + std::to_string(ts[j]);
-            i = j + 1;
-        }
-        return s;
-    }
+    std::string threads_list(const std::vector<size_t>& ts) const;
 
     template <typename T>
     void shuffle(std::vector<T>& v) {
@@ -832,17 +443,10 @@ class Device {
 
 namespace detail {
 
-BLOCK_SIM_NOCHECK inline void barrier(const char* file, int line) {
-    if (!g.active || g.device == nullptr) return;  // not in a simulated thread
-    static_cast<Device*>(g.device)->arrive(file, line);
-}
-
-BLOCK_SIM_NOCHECK inline void record(const volatile void* address, size_t size, Kind kind) {
-    if (!g.active || g.device == nullptr) return;
-    g.active = false;  // the recorder's own accesses (instrumented library code) are not the kernel's
-    static_cast<Device*>(g.device)->access((uintptr_t)address, size, kind);
-    g.active = true;
-}
+// The simulator's side of __syncthreads() and of every access the
+// instrumentation reports (defined with the rest of the runtime, below).
+BLOCK_SIM_NOCHECK void barrier(const char* file, int line);
+BLOCK_SIM_NOCHECK void record(const volatile void* address, size_t size, Kind kind);
 
 // atomicAdd and its kin: recorded as atomics (which do not race with each other).
 enum class Op { add, sub, exch, min, max, and_, or_, x_or };
@@ -870,6 +474,10 @@ BLOCK_SIM_NOCHECK T atomic_cas(T* p, T compare, T v) {
     return old;
 }
 
+}  // namespace detail
+
+namespace detail {
+
 // The self-test's kernel: two threads write one word.
 inline void self_test_kernel(int* a) {
     a[0] = (int)threadIdx.x;
@@ -877,28 +485,8 @@ inline void self_test_kernel(int* a) {
 
 }  // namespace detail
 
-#if defined(__APPLE__)
-extern "C" char block_sim_shared_start[] __asm("section$start$__DATA$__blksim_shared");
-extern "C" char block_sim_shared_stop[] __asm("section$end$__DATA$__blksim_shared");
-#else
-extern "C" char __start_block_sim_shared[] __attribute__((weak));
-extern "C" char __stop_block_sim_shared[] __attribute__((weak));
-#endif
-
-inline void Device::locate_shared() {
-#if defined(__APPLE__)
-    shared_.lo = (uintptr_t)block_sim_shared_start;
-    shared_.hi = (uintptr_t)block_sim_shared_stop;
-#else
-    shared_.lo = (uintptr_t)__start_block_sim_shared;
-    shared_.hi = (uintptr_t)__stop_block_sim_shared;
-#endif
-    if (shared_.hi < shared_.lo) shared_.hi = shared_.lo;
-    shared_.data_lo = shared_.lo;
-    shared_.data_hi = shared_.hi;
-    shared_.words.assign((shared_.hi - shared_.lo + 3) / 4, detail::Word());
-}
-
+// Kept here, in the program's own translation unit (the runtime never makes a
+// Device): the known race it must see is in code compiled as the program is.
 inline void Device::self_test() {
     const Options saved = options_;
     options_.check_order = false;
@@ -919,9 +507,531 @@ inline void Device::self_test() {
     }
 }
 
+}  // namespace BLOCK_SIM_ABI
 }  // namespace block_sim
 
-// ---- 4. The instrumentation's entry points -------------------------------------------------
+// CUDA's atomics, for device code.
+#define BLOCK_SIM_ATOMICS(T)                                                                                   \
+    inline T atomicAdd(T* p, T v) { return ::block_sim::detail::atomic_op(p, v, ::block_sim::detail::Op::add); }  \
+    inline T atomicSub(T* p, T v) { return ::block_sim::detail::atomic_op(p, v, ::block_sim::detail::Op::sub); }  \
+    inline T atomicExch(T* p, T v) { return ::block_sim::detail::atomic_op(p, v, ::block_sim::detail::Op::exch); } \
+    inline T atomicMin(T* p, T v) { return ::block_sim::detail::atomic_op(p, v, ::block_sim::detail::Op::min); }  \
+    inline T atomicMax(T* p, T v) { return ::block_sim::detail::atomic_op(p, v, ::block_sim::detail::Op::max); }  \
+    inline T atomicAnd(T* p, T v) { return ::block_sim::detail::atomic_op(p, v, ::block_sim::detail::Op::and_); } \
+    inline T atomicOr(T* p, T v) { return ::block_sim::detail::atomic_op(p, v, ::block_sim::detail::Op::or_); }   \
+    inline T atomicXor(T* p, T v) { return ::block_sim::detail::atomic_op(p, v, ::block_sim::detail::Op::x_or); } \
+    inline T atomicCAS(T* p, T c, T v) { return ::block_sim::detail::atomic_cas(p, c, v); }
+BLOCK_SIM_ATOMICS(int)
+BLOCK_SIM_ATOMICS(unsigned int)
+BLOCK_SIM_ATOMICS(unsigned long long)
+#undef BLOCK_SIM_ATOMICS
+
+// ---- 4. The runtime ----------------------------------------------------------------------
+// Everything above is what a program's translation unit needs; what follows is
+// compiled once, in common/block_sim.cpp (it defines BLOCK_SIM_RUNTIME before
+// including this header), into the library every simulator program links
+// (CMake: ch12_block_sim). The build compiles the simulator's programs many
+// times over (the build, the nested configurations, the handout): this keeps
+// each of them to its own code.
+#if defined(BLOCK_SIM_RUNTIME)
+namespace block_sim {
+inline namespace BLOCK_SIM_ABI {
+namespace detail {
+
+// Saves this side's registers and stack pointer in *from, continues on `to`.
+__attribute__((naked, noinline, no_sanitize("thread"))) inline void switch_stack(void** /*from*/, void* /*to*/) {
+    __asm__ volatile(
+        "pushq %rbp\n\tpushq %rbx\n\tpushq %r12\n\tpushq %r13\n\tpushq %r14\n\tpushq %r15\n\t"
+        "movq %rsp, (%rdi)\n\tmovq %rsi, %rsp\n\t"
+        "popq %r15\n\tpopq %r14\n\tpopq %r13\n\tpopq %r12\n\tpopq %rbx\n\tpopq %rbp\n\tret");
+}
+__attribute__((naked, noinline, no_sanitize("thread"))) inline void fiber_start() {
+    __asm__ volatile("callq *%r13\n\tud2");
+}
+// The stack pointer of a thread that has not run yet: its registers as
+// switch_stack pops them (r13 = body), then fiber_start as the return
+// address, placed so that the stack is 16-byte aligned at fiber_start's call.
+inline void* first_stack(char* stack, size_t bytes, void (*body)()) {
+    uintptr_t top = ((uintptr_t)stack + bytes) & ~(uintptr_t)15;
+    void** sp = (void**)(top - 72);
+    for (int i = 0; i < 6; i++) sp[i] = nullptr;  // r15, r14, r13, r12, rbx, rbp
+    sp[2] = (void*)body;
+    sp[6] = (void*)&fiber_start;
+    return sp;
+}
+
+// The name of the static variable at `address` (a __shared__ array: tile), from
+// the program's own symbol table, and where it starts; "" where unknown (not
+// Linux, or a stripped program).
+inline std::string static_name(uintptr_t address, uintptr_t* start) {
+#if defined(__linux__) && defined(__LP64__)
+    uintptr_t bias = 0;  // where the program was loaded (the first object dl_iterate_phdr lists)
+    dl_iterate_phdr([](dl_phdr_info* info, size_t, void* data) {
+        *(uintptr_t*)data = (uintptr_t)info->dlpi_addr;
+        return 1;
+    }, &bias);
+    FILE* f = std::fopen("/proc/self/exe", "rb");
+    if (!f) return "";
+    std::vector<char> elf;
+    char buf[65536];
+    for (size_t got; (got = std::fread(buf, 1, sizeof buf, f)) > 0;) elf.insert(elf.end(), buf, buf + got);
+    std::fclose(f);
+    if (elf.size() < sizeof(Elf64_Ehdr) || std::memcmp(elf.data(), ELFMAG, SELFMAG) != 0) return "";
+    Elf64_Ehdr eh;
+    std::memcpy(&eh, elf.data(), sizeof eh);
+    if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shoff + (size_t)eh.e_shnum * sizeof(Elf64_Shdr) > elf.size()) return "";
+    std::vector<Elf64_Shdr> sh(eh.e_shnum);
+    std::memcpy(sh.data(), elf.data() + eh.e_shoff, sh.size() * sizeof(Elf64_Shdr));
+    const uintptr_t want = address - bias;
+    for (const Elf64_Shdr& tab : sh) {
+        if (tab.sh_type != SHT_SYMTAB || tab.sh_link >= sh.size()) continue;
+        const Elf64_Shdr& str = sh[tab.sh_link];
+        if (tab.sh_offset + tab.sh_size > elf.size() || str.sh_offset + str.sh_size > elf.size()) continue;
+        for (size_t k = 0; k + sizeof(Elf64_Sym) <= tab.sh_size; k += sizeof(Elf64_Sym)) {
+            Elf64_Sym sym;
+            std::memcpy(&sym, elf.data() + tab.sh_offset + k, sizeof sym);
+            if (ELF64_ST_TYPE(sym.st_info) != STT_OBJECT || sym.st_size == 0 || sym.st_name >= str.sh_size) continue;
+            if (want < sym.st_value || want >= sym.st_value + sym.st_size) continue;
+            std::string name(elf.data() + str.sh_offset + sym.st_name);
+            int status = 0;
+            char* plain = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+            if (status == 0 && plain) name = plain;
+            std::free(plain);
+            const size_t colons = name.rfind("::");
+            if (colons != std::string::npos) name = name.substr(colons + 2);
+            *start = (uintptr_t)sym.st_value + bias;
+            return name;
+        }
+    }
+#else
+    (void)address;
+    (void)start;
+#endif
+    return "";
+}
+
+BLOCK_SIM_NOCHECK void barrier(const char* file, int line) {
+    if (!g.active || g.device == nullptr) return;  // not in a simulated thread
+    static_cast<Device*>(g.device)->arrive(file, line);
+}
+
+BLOCK_SIM_NOCHECK void record(const volatile void* address, size_t size, Kind kind) {
+    if (!g.active || g.device == nullptr) return;
+    g.active = false;  // the recorder's own accesses (instrumented library code) are not the kernel's
+    static_cast<Device*>(g.device)->access((uintptr_t)address, size, kind);
+    g.active = true;
+}
+
+
+}  // namespace detail
+
+BLOCK_SIM_NOCHECK void Device::run_launch(const std::function<void()>& body, dim3 grid, dim3 block) {
+    launches_++;
+    const size_t threads = (size_t)block.x * block.y * block.z;
+    if (threads == 0 || threads > 1024 || grid.x * grid.y * grid.z == 0) {
+        note("a launch of " + std::to_string(grid.x * grid.y * grid.z) + " block(s) of " + std::to_string(threads) +
+             " threads: a block holds 1 to 1024 threads, and a grid at least one block");
+        return;
+    }
+    std::vector<std::vector<unsigned char>> before;
+    if (options_.check_order) before = snapshot();
+    race_.reset();
+    races_ = 0;
+    out_of_range_.clear();
+    epoch_++;
+    bool finished = run_grid(body, grid, block, Order::in_order);
+    report_launch_problems();
+    if (!finished || !options_.check_order) return;
+
+    std::vector<std::vector<unsigned char>> after = snapshot();
+    restore(before);
+    race_.reset();
+    races_ = 0;
+    epoch_++;
+    run_grid(body, grid, block, Order::shuffled);
+    report_launch_problems();  // kept only if the first order showed none
+    std::vector<std::vector<unsigned char>> shuffled = snapshot();
+    compare_orders(after, shuffled);
+    restore(after);
+}
+
+BLOCK_SIM_NOCHECK std::vector<std::vector<unsigned char>> Device::snapshot() const {
+    std::vector<std::vector<unsigned char>> s;
+    for (auto& r : regions_) s.emplace_back((unsigned char*)r->lo, (unsigned char*)r->hi);
+    return s;
+}
+
+BLOCK_SIM_NOCHECK void Device::restore(const std::vector<std::vector<unsigned char>>& s) {
+    for (size_t i = 0; i < regions_.size() && i < s.size(); i++)
+        std::memcpy((void*)regions_[i]->lo, s[i].data(), s[i].size());
+}
+
+BLOCK_SIM_NOCHECK void Device::compare_orders(const std::vector<std::vector<unsigned char>>& a,
+                                      const std::vector<std::vector<unsigned char>>& b) {
+    for (size_t i = 0; i < regions_.size() && i < a.size() && i < b.size(); i++) {
+        const detail::Region& r = *regions_[i];
+        for (size_t off = 0; off + r.elem <= a[i].size(); off += r.elem) {
+            if (std::memcmp(&a[i][off], &b[i][off], r.elem) != 0) {
+                long long index = ((long long)(r.lo + off) - (long long)r.data_lo) / (long long)r.elem;
+                note("the result depends on the order the threads run in: " + r.name + "[" +
+                     std::to_string(index) + "] is " + value_of(r, &a[i][off]) +
+                     " when they run in order (thread 0, 1, 2, ...) and " + value_of(r, &b[i][off]) +
+                     " when they run in a shuffled order (threads that share data without a barrier, or "
+                     "through memory the simulator does not watch)");
+                return;
+            }
+        }
+    }
+}
+
+std::string Device::value_of(const detail::Region& r, const unsigned char* p) {
+    if (r.elem == 4) {
+        int32_t v;
+        std::memcpy(&v, p, 4);
+        return std::to_string(v);
+    }
+    if (r.elem == 8) {
+        int64_t v;
+        std::memcpy(&v, p, 8);
+        return std::to_string(v);
+    }
+    std::string s = "0x";
+    char buf[3];
+    for (size_t k = r.elem; k-- > 0;) {
+        std::snprintf(buf, sizeof buf, "%02x", p[k]);
+        s += buf;
+    }
+    return s;
+}
+
+BLOCK_SIM_NOCHECK bool Device::run_grid(const std::function<void()>& body, dim3 grid, dim3 block, Order order) {
+    detail::g.device = this;
+    detail::g.grid_dim = grid;
+    detail::g.block_dim = block;
+    const size_t nblocks = (size_t)grid.x * grid.y * grid.z;
+    blocks_ = nblocks;
+    std::vector<size_t> blocks(nblocks);
+    for (size_t b = 0; b < nblocks; b++) blocks[b] = b;
+    if (order == Order::shuffled) shuffle(blocks);
+    body_ = &body;
+    order_ = order;
+    for (size_t b : blocks) {
+        detail::g.block_idx = {(unsigned)(b % grid.x), (unsigned)(b / grid.x % grid.y),
+                               (unsigned)(b / grid.x / grid.y)};
+        current_block_ = (int)b;
+        if (!run_block((size_t)block.x * block.y * block.z)) return false;
+    }
+    return true;
+}
+
+BLOCK_SIM_NOCHECK void Device::fiber_main() {
+    Device* d = (Device*)detail::g.device;
+    (*d->body_)();
+    d->fibers_[d->current_thread_].state = detail::State::done;
+    detail::g.active = false;
+    d->to_scheduler(d->fibers_[d->current_thread_]);
+}
+
+// The two switches: into thread f from the scheduler, and back.
+#if defined(BLOCK_SIM_OWN_SWITCH)
+BLOCK_SIM_NOCHECK void Device::to_thread(detail::Fiber& f) { detail::switch_stack(&scheduler_sp_, f.sp); }
+BLOCK_SIM_NOCHECK void Device::to_scheduler(detail::Fiber& f) { detail::switch_stack(&f.sp, scheduler_sp_); }
+#else
+BLOCK_SIM_NOCHECK void Device::to_thread(detail::Fiber& f) { swapcontext(&scheduler_, &f.context); }
+BLOCK_SIM_NOCHECK void Device::to_scheduler(detail::Fiber& f) { swapcontext(&f.context, &scheduler_); }
+#endif
+
+BLOCK_SIM_NOCHECK bool Device::run_block(size_t threads) {
+    while (fibers_.size() < threads) fibers_.emplace_back();
+    for (size_t t = 0; t < threads; t++) {
+        detail::Fiber& f = fibers_[t];
+        if (!f.stack) f.stack.reset(new char[options_.stack_bytes]);
+#if defined(BLOCK_SIM_OWN_SWITCH)
+        f.sp = detail::first_stack(f.stack.get(), options_.stack_bytes, fiber_main);
+#else
+        getcontext(&f.context);
+        f.context.uc_stack.ss_sp = f.stack.get();
+        f.context.uc_stack.ss_size = options_.stack_bytes;
+        f.context.uc_link = nullptr;
+        makecontext(&f.context, (void (*)())fiber_main, 0);
+#endif
+        f.state = detail::State::ready;
+        f.waits_at = detail::Site();
+    }
+    shared_epoch_++;
+    if (shared_.hi > shared_.lo) std::memset((void*)shared_.lo, 0xBE, shared_.hi - shared_.lo);
+    interval_ = 0;
+    barriers_.clear();
+    std::vector<size_t> order(threads);
+    const dim3 bd = detail::g.block_dim;
+    for (;;) {
+        for (size_t t = 0; t < threads; t++) order[t] = t;
+        if (order_ == Order::shuffled) shuffle(order);
+        for (size_t t : order) {
+            if (fibers_[t].state != detail::State::ready) continue;
+            current_thread_ = t;
+            detail::g.thread_idx = {(unsigned)(t % bd.x), (unsigned)(t / bd.x % bd.y), (unsigned)(t / bd.x / bd.y)};
+            detail::g.active = true;
+            to_thread(fibers_[t]);
+            detail::g.active = false;
+        }
+        std::vector<size_t> waiting, done;
+        for (size_t t = 0; t < threads; t++)
+            (fibers_[t].state == detail::State::waiting ? waiting : done).push_back(t);
+        if (race_ && race_->first.block == current_block_ && !race_->barriers_known) {
+            race_->barriers = barriers_;
+            race_->barriers_known = waiting.empty();
+        }
+        if (waiting.empty()) return true;
+        const detail::Site site = fibers_[waiting[0]].waits_at;
+        std::vector<size_t> elsewhere;
+        for (size_t t : waiting)
+            if (!detail::same_site(fibers_[t].waits_at, site)) elsewhere.push_back(t);
+        if (!done.empty() || !elsewhere.empty()) {
+            report_launch_problems();
+            std::string where = "the __syncthreads() at " + site_name(site) + " (" +
+                                (blocks_ > 1 ? "block " + std::to_string(current_block_) : std::string("the block")) +
+                                "'s " + ordinal(barriers_.size() + 1) + ")";
+            std::vector<size_t> there;
+            for (size_t t : waiting)
+                if (detail::same_site(fibers_[t].waits_at, site)) there.push_back(t);
+            std::string msg = "divergent barrier: " + threads_list(there) + block_words(current_block_) +
+                              (there.size() == 1 ? " waits" : " wait") + " at " + where + ", but ";
+            if (!done.empty())
+                msg += threads_list(done) + " returned without reaching it";
+            else
+                msg += threads_list(elsewhere) + " wait at the __syncthreads() at " +
+                       site_name(fibers_[elsewhere[0]].waits_at);
+            msg += ": every thread of a block must reach every __syncthreads() (on a GPU this hangs, or "
+                   "worse); the launch was stopped there";
+            note(msg);
+            return false;
+        }
+        barriers_.push_back(site);
+        interval_++;
+        for (size_t t : waiting) fibers_[t].state = detail::State::ready;
+    }
+}
+
+BLOCK_SIM_NOCHECK void Device::arrive(const char* file, int line) {
+    detail::Fiber& f = fibers_[current_thread_];
+    f.state = detail::State::waiting;
+    f.waits_at = {file, line};
+    detail::g.active = false;
+    to_scheduler(f);
+}
+
+BLOCK_SIM_NOCHECK void Device::access(uintptr_t address, size_t size, detail::Kind kind) {
+    if (size == 0) return;
+    detail::Region* r = find(address);
+    if (r == nullptr) return;
+    const int thread = (int)current_thread_;
+    if (!r->shared && (address + size <= r->data_lo || address >= r->data_hi)) {
+        if (out_of_range_.empty()) {
+            long long index = ((long long)address - (long long)r->data_lo) / (long long)r->elem;
+            long long length = (long long)((r->data_hi - r->data_lo) / r->elem);
+            out_of_range_ = "out of range: thread " + std::to_string(thread) + block_words(current_block_) + " " +
+                            (kind == detail::kRead ? "read " : kind == detail::kWrite ? "wrote " : "used an atomic on ") + r->name + "[" + std::to_string(index) + "], but " +
+                            r->name + " has " + std::to_string(length) + " elements (indices 0 .. " +
+                            std::to_string(length - 1) + ")";
+        }
+        return;
+    }
+    const uint32_t epoch = r->shared ? shared_epoch_ : epoch_;
+    for (uintptr_t w = (address - r->lo) / 4; w <= (address + size - 1 - r->lo) / 4 && w < r->words.size(); w++)
+        touch(*r, r->words[w], w, thread, kind, epoch, size);
+}
+
+BLOCK_SIM_NOCHECK detail::Region* Device::find(uintptr_t a) {
+    if (last_ && a >= last_->lo && a < last_->hi) return last_;
+    if (a >= shared_.lo && a < shared_.hi) return last_ = &shared_;
+    for (auto& r : regions_)
+        if (a >= r->lo && a < r->hi) return last_ = r.get();
+    return nullptr;
+}
+
+BLOCK_SIM_NOCHECK void Device::touch(detail::Region& r, detail::Word& s, uintptr_t w, int t, detail::Kind kind,
+                             uint32_t epoch, size_t size) {
+    using namespace detail;
+    const int b = current_block_, v = interval_;
+    if (s.epoch != epoch) {
+        s = Word();
+        s.epoch = epoch;
+    }
+    if (s.block != b) {  // a new block: what earlier blocks did is kept apart
+        if (s.block >= 0) {
+            const int32_t did[3] = {s.block_writer, s.block_reader, s.block_atomic};
+            for (int k = 0; k < 3; k++)
+                if (did[k] >= 0 && s.earlier_thread[k] < 0) {
+                    s.earlier_block[k] = s.block;
+                    s.earlier_thread[k] = did[k];
+                }
+        }
+        s.block = b;
+        s.interval = v;
+        s.writer = s.reader[0] = s.reader[1] = s.atomic[0] = s.atomic[1] = -1;
+        s.block_writer = s.block_reader = s.block_atomic = -1;
+    } else if (s.interval != v) {  // a barrier since: what came before cannot race
+        s.interval = v;
+        s.writer = s.reader[0] = s.reader[1] = s.atomic[0] = s.atomic[1] = -1;
+    }
+    const Access me{b, t, v, kind};
+    const uintptr_t address = r.lo + w * 4;
+    // another block, earlier in this launch
+    for (int k = 0; k < 3; k++)
+        if (s.earlier_thread[k] >= 0 && conflict((Kind)(k == 0 ? kWrite : k == 1 ? kRead : kAtomic), kind)) {
+            race(r, address, size, {s.earlier_block[k], s.earlier_thread[k], -1, k == 0 ? kWrite : k == 1 ? kRead : kAtomic}, me);
+            break;
+        }
+    // this block, since its last barrier
+    if (s.writer >= 0 && s.writer != t) race(r, address, size, {b, s.writer, v, kWrite}, me);
+    else if (kind != kRead && other(s.reader, t) >= 0) race(r, address, size, {b, other(s.reader, t), v, kRead}, me);
+    else if (kind != kAtomic && other(s.atomic, t) >= 0) race(r, address, size, {b, other(s.atomic, t), v, kAtomic}, me);
+    if (kind == kWrite) {
+        s.writer = t;
+        s.block_writer = t;
+    } else {
+        int32_t* set = kind == kRead ? s.reader : s.atomic;
+        if (set[0] < 0) set[0] = t;
+        else if (set[0] != t && set[1] < 0) set[1] = t;
+        (kind == kRead ? s.block_reader : s.block_atomic) = t;
+    }
+}
+
+BLOCK_SIM_NOCHECK void Device::race(const detail::Region& r, uintptr_t address, size_t size, detail::Access first,
+                            detail::Access second) {
+    races_++;
+    if (race_) return;
+    race_.reset(new detail::Race());
+    race_->first = first;
+    race_->second = second;
+    race_->region = &r;
+    race_->address = address;
+    race_->size = size;
+    race_->barriers = barriers_;
+}
+
+BLOCK_SIM_NOCHECK void Device::report_launch_problems() {
+    if (race_) {
+        note(race_message(*race_));
+        race_.reset();
+    }
+    if (!out_of_range_.empty()) {
+        note(out_of_range_);
+        out_of_range_.clear();
+    }
+}
+
+void Device::note(const std::string& what) {
+    if (problem_.empty()) problem_ = what;
+}
+
+std::string Device::race_message(const detail::Race& x) const {
+    using namespace detail;
+    const Access &a = x.first, &b = x.second;
+    static const char* const did[3] = {"read", "wrote", "used an atomic on"};
+    std::string msg = "race on " + word_name(x) + ": thread " + std::to_string(a.thread) + block_words(a.block) +
+                      " " + did[a.kind] + " it and thread " + std::to_string(b.thread) + block_words(b.block) +
+                      " " + did[b.kind] + (a.kind == b.kind ? " it too" : " it");
+    if (a.block != b.block)
+        msg += ", in the same launch: blocks do not wait for each other, not even at __syncthreads()";
+    else
+        msg += " with no __syncthreads() between them (" + interval_words(x, a.interval) + ")";
+    if (races_ > 1)
+        msg += "; " + std::to_string(races_ - 1) + " more conflicting access" + (races_ > 2 ? "es" : "") +
+               " in this launch";
+    return msg;
+}
+
+std::string Device::block_words(int block) const {
+    return blocks_ > 1 ? " of block " + std::to_string(block) : std::string();
+}
+
+std::string Device::interval_words(const detail::Race& x, int v) const {
+    const std::vector<detail::Site>& bars = x.barriers;
+    const int m = (int)bars.size();
+    const std::string block = blocks_ > 1 ? "block " + std::to_string(x.first.block) : "the block";
+    if (x.barriers_known && m == 0) return block + " met no __syncthreads() at all";
+    if (v == 0) return "both before " + block + "'s first __syncthreads()" + (m > 0 ? ", at " + site_name(bars[0]) : "");
+    std::string after = "both after " + block + "'s " + ordinal(v) + " __syncthreads()";
+    if (v < m) return after + " and before its " + ordinal(v + 1) + ", at " + site_name(bars[v - 1]) +
+                      (detail::same_site(bars[v - 1], bars[v]) ? "" : " and " + site_name(bars[v]));
+    return after + (x.barriers_known ? ", its last" : "") + ", at " + site_name(bars[v - 1]);
+}
+
+std::string Device::word_name(const detail::Race& x) const {
+    const detail::Region& r = *x.region;
+    if (!r.shared)
+        return r.name + "[" + std::to_string(((long long)x.address - (long long)r.data_lo) / (long long)r.elem) + "]";
+    const size_t elem = x.size == 1 || x.size == 2 || x.size == 8 ? x.size : 4;
+    uintptr_t start = 0;
+    std::string name = detail::static_name(x.address, &start);
+    if (!name.empty())
+        return name + "[" + std::to_string((x.address - start) / elem) + "] (__shared__)";
+    return "__shared__ memory, byte " + std::to_string(x.address - r.lo) + " of the block's __shared__ arrays";
+}
+
+std::string Device::site_name(const detail::Site& s) {
+    if (!s.file) return "?";
+    const char* base = std::strrchr(s.file, '/');
+    return std::string(base ? base + 1 : s.file) + ":" + std::to_string(s.line);
+}
+
+std::string Device::ordinal(size_t n) {
+    const char* suffix = "th";
+    if (n % 100 < 11 || n % 100 > 13) {
+        if (n % 10 == 1) suffix = "st";
+        else if (n % 10 == 2) suffix = "nd";
+        else if (n % 10 == 3) suffix = "rd";
+    }
+    return std::to_string(n) + suffix;
+}
+
+std::string Device::threads_list(const std::vector<size_t>& ts) const {
+    std::string s = ts.size() == 1 ? "thread " : "threads ";
+    size_t shown = 0;
+    for (size_t i = 0; i < ts.size();) {
+        size_t j = i;
+        while (j + 1 < ts.size() && ts[j + 1] == ts[j] + 1) j++;
+        if (shown++ == 4) {
+            s += ", ...";
+            break;
+        }
+        if (i > 0) s += ", ";
+        s += std::to_string(ts[i]);
+        if (j > i) s += " .. " + std::to_string(ts[j]);
+        i = j + 1;
+    }
+    return s;
+}
+
+#if defined(__APPLE__)
+extern "C" char block_sim_shared_start[] __asm("section$start$__DATA$__blksim_shared");
+extern "C" char block_sim_shared_stop[] __asm("section$end$__DATA$__blksim_shared");
+#else
+extern "C" char __start_block_sim_shared[] __attribute__((weak));
+extern "C" char __stop_block_sim_shared[] __attribute__((weak));
+#endif
+
+void Device::locate_shared() {
+#if defined(__APPLE__)
+    shared_.lo = (uintptr_t)block_sim_shared_start;
+    shared_.hi = (uintptr_t)block_sim_shared_stop;
+#else
+    shared_.lo = (uintptr_t)__start_block_sim_shared;
+    shared_.hi = (uintptr_t)__stop_block_sim_shared;
+#endif
+    if (shared_.hi < shared_.lo) shared_.hi = shared_.lo;
+    shared_.data_lo = shared_.lo;
+    shared_.data_hi = shared_.hi;
+    shared_.words.assign((shared_.hi - shared_.lo + 3) / 4, detail::Word());
+}
+
+
+}  // namespace BLOCK_SIM_ABI
+}  // namespace block_sim
+
+// ---- 5. The instrumentation's entry points -------------------------------------------------
 // Calls the compiler puts around every load and store (-fsanitize=thread).
 // Weak, so that two translation units may include this header.
 #define BLOCK_SIM_HOOK extern "C" __attribute__((weak, used, no_sanitize("thread")))
@@ -970,20 +1080,6 @@ BLOCK_SIM_HOOK void* __tsan_memset(void* d, int c, unsigned long n) {
 #undef BLOCK_SIM_WRITE
 #undef BLOCK_SIM_HOOK
 
-// CUDA's atomics, for device code.
-#define BLOCK_SIM_ATOMICS(T)                                                                                   \
-    inline T atomicAdd(T* p, T v) { return ::block_sim::detail::atomic_op(p, v, ::block_sim::detail::Op::add); }  \
-    inline T atomicSub(T* p, T v) { return ::block_sim::detail::atomic_op(p, v, ::block_sim::detail::Op::sub); }  \
-    inline T atomicExch(T* p, T v) { return ::block_sim::detail::atomic_op(p, v, ::block_sim::detail::Op::exch); } \
-    inline T atomicMin(T* p, T v) { return ::block_sim::detail::atomic_op(p, v, ::block_sim::detail::Op::min); }  \
-    inline T atomicMax(T* p, T v) { return ::block_sim::detail::atomic_op(p, v, ::block_sim::detail::Op::max); }  \
-    inline T atomicAnd(T* p, T v) { return ::block_sim::detail::atomic_op(p, v, ::block_sim::detail::Op::and_); } \
-    inline T atomicOr(T* p, T v) { return ::block_sim::detail::atomic_op(p, v, ::block_sim::detail::Op::or_); }   \
-    inline T atomicXor(T* p, T v) { return ::block_sim::detail::atomic_op(p, v, ::block_sim::detail::Op::x_or); } \
-    inline T atomicCAS(T* p, T c, T v) { return ::block_sim::detail::atomic_cas(p, c, v); }
-BLOCK_SIM_ATOMICS(int)
-BLOCK_SIM_ATOMICS(unsigned int)
-BLOCK_SIM_ATOMICS(unsigned long long)
-#undef BLOCK_SIM_ATOMICS
+#endif  // BLOCK_SIM_RUNTIME
 
 #endif  // !__CUDACC__
