@@ -9,7 +9,8 @@
 #                             says, as ch12/ERRATA.md entry <n> explains
 #   [BLOCK_SIM]               a C++ program that runs kernels in the block
 #                             simulator (common/block_sim.h): built with its
-#                             instrumentation; Skipped where the compiler has none
+#                             instrumentation, linked with its runtime
+#                             (ch12_block_sim); Skipped where the compiler has none
 #   [GOLDEN]                  stdout must equal expected_output/<name>.txt
 #   [REPLAY]                  --replay (the book's CPU replay) must print
 #                             expected_output/<name>.replay.txt; it needs no

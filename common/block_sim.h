@@ -44,9 +44,10 @@
 //
 // How accesses are seen: -fsanitize=thread makes the compiler call
 // __tsan_read4(address), __tsan_write4(address), ... around every load and
-// store. This header defines those functions itself (no ThreadSanitizer
-// runtime is linked): they record an access when a simulated thread is running
-// and the address is one of the simulator's. A program compiled without the
+// store. The simulator's runtime defines those functions itself (part 5
+// below, compiled into the program from common/block_sim.cpp; no
+// ThreadSanitizer runtime is linked): they record an access when a simulated
+// thread is running and the address is one of the simulator's. A program compiled without the
 // flag does not compile (#error), and Device checks at start that accesses
 // are seen (a known race must be found), so nothing can go unchecked silently.
 //
@@ -538,6 +539,7 @@ namespace block_sim {
 inline namespace BLOCK_SIM_ABI {
 namespace detail {
 
+#if defined(BLOCK_SIM_OWN_SWITCH)
 // Saves this side's registers and stack pointer in *from, continues on `to`.
 __attribute__((naked, noinline, no_sanitize("thread"))) inline void switch_stack(void** /*from*/, void* /*to*/) {
     __asm__ volatile(
@@ -559,6 +561,7 @@ inline void* first_stack(char* stack, size_t bytes, void (*body)()) {
     sp[6] = (void*)&fiber_start;
     return sp;
 }
+#endif
 
 // The name of the static variable at `address` (a __shared__ array: tile), from
 // the program's own symbol table, and where it starts; "" where unknown (not
@@ -1033,8 +1036,9 @@ void Device::locate_shared() {
 
 // ---- 5. The instrumentation's entry points -------------------------------------------------
 // Calls the compiler puts around every load and store (-fsanitize=thread).
-// Weak, so that two translation units may include this header.
-#define BLOCK_SIM_HOOK extern "C" __attribute__((weak, used, no_sanitize("thread")))
+// Defined once, in the runtime (not weak: a program that links two runtimes,
+// one for each way to switch, fails to link instead of losing its accesses).
+#define BLOCK_SIM_HOOK extern "C" __attribute__((used, no_sanitize("thread")))
 BLOCK_SIM_HOOK void __tsan_init() {}
 BLOCK_SIM_HOOK void __tsan_func_entry(void*) {}
 BLOCK_SIM_HOOK void __tsan_func_exit() {}
