@@ -541,19 +541,19 @@ namespace detail {
 
 #if defined(BLOCK_SIM_OWN_SWITCH)
 // Saves this side's registers and stack pointer in *from, continues on `to`.
-__attribute__((naked, noinline, no_sanitize("thread"))) inline void switch_stack(void** /*from*/, void* /*to*/) {
+__attribute__((naked, noinline, no_sanitize("thread"))) void switch_stack(void** /*from*/, void* /*to*/) {
     __asm__ volatile(
         "pushq %rbp\n\tpushq %rbx\n\tpushq %r12\n\tpushq %r13\n\tpushq %r14\n\tpushq %r15\n\t"
         "movq %rsp, (%rdi)\n\tmovq %rsi, %rsp\n\t"
         "popq %r15\n\tpopq %r14\n\tpopq %r13\n\tpopq %r12\n\tpopq %rbx\n\tpopq %rbp\n\tret");
 }
-__attribute__((naked, noinline, no_sanitize("thread"))) inline void fiber_start() {
+__attribute__((naked, noinline, no_sanitize("thread"))) void fiber_start() {
     __asm__ volatile("callq *%r13\n\tud2");
 }
 // The stack pointer of a thread that has not run yet: its registers as
 // switch_stack pops them (r13 = body), then fiber_start as the return
 // address, placed so that the stack is 16-byte aligned at fiber_start's call.
-inline void* first_stack(char* stack, size_t bytes, void (*body)()) {
+void* first_stack(char* stack, size_t bytes, void (*body)()) {
     uintptr_t top = ((uintptr_t)stack + bytes) & ~(uintptr_t)15;
     void** sp = (void**)(top - 72);
     for (int i = 0; i < 6; i++) sp[i] = nullptr;  // r15, r14, r13, r12, rbx, rbp
@@ -566,7 +566,7 @@ inline void* first_stack(char* stack, size_t bytes, void (*body)()) {
 // The name of the static variable at `address` (a __shared__ array: tile), from
 // the program's own symbol table, and where it starts; "" where unknown (not
 // Linux, or a stripped program).
-inline std::string static_name(uintptr_t address, uintptr_t* start) {
+std::string static_name(uintptr_t address, uintptr_t* start) {
 #if defined(__linux__) && defined(__LP64__)
     uintptr_t bias = 0;  // where the program was loaded (the first object dl_iterate_phdr lists)
     dl_iterate_phdr([](dl_phdr_info* info, size_t, void* data) {
