@@ -265,8 +265,11 @@ struct Schedule {
 // 2^kTileBits padded indices. The first round comes straight from global
 // memory into registers and the last one (always b = 0: every stage ends
 // with distance 1) goes straight back (idea 5).
+// Four blocks an SM for 32-bit words (at most 64 registers a thread), two for
+// 64-bit ones: the sort from scratch is bound by its barriers, and a fourth
+// block gives the SM a warp to run while others wait (NOTES.md, round 3).
 template <int kTileBits, bool kScratch, typename W>
-__global__ void __launch_bounds__(kThreads, sizeof(W) == 8 ? 2 : (kScratch ? 3 : 4))
+__global__ void __launch_bounds__(kThreads, sizeof(W) == 8 ? 2 : 4)
     tile_kernel(Planes io, uint32_t k, int seg_bits) {
     static_assert(kTileBits >= kBlockBits && kTileBits <= kBlockBits + 4, "clusters of 1 .. 16 blocks");
     constexpr int kFirstB = kScratch ? 0 : round_base(kTileBits - 1, kTileBits);
