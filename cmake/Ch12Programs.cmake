@@ -277,13 +277,19 @@ function(ch12_program_target name)
   endif()
   # A program that links libraries with code of their own (LIBS: the sort
   # library, the multi-GPU one, the tree harness) compiles its source as an
-  # object library: Make would otherwise wait for every library it links to
-  # be built before compiling it (the sort benchmark's 30 CPU-seconds behind
-  # the sort library's 50), while compiling needs only their headers.
-  # CMAKE_OPTIMIZE_DEPENDENCIES (top-level CMakeLists.txt) drops that wait for
-  # object libraries; the executable then links the objects and the libraries.
-  # (A dependency added to the program itself -- the GLSL shaders it
-  # includes -- goes on ${name}; such a program links no library with code.)
+  # object library, <name>_objects: Make would otherwise wait for every
+  # library it links to be built before compiling it (the sort benchmark's
+  # 30 CPU-seconds behind the sort library's 47), while compiling needs only
+  # their headers. CMAKE_OPTIMIZE_DEPENDENCIES (top-level CMakeLists.txt)
+  # drops that wait for object libraries; the executable links the objects
+  # and the libraries, exactly as before (same linker, same link line).
+  # - Such a library must be declared before the program (a name that is not
+  #   a target yet is taken for a system library, like dl: the configure step
+  #   stops if it turns out to be one of ours -- ch12_check_library_order()).
+  # - Settings for compiling such a program (definitions, include folders, a
+  #   dependency on generated headers) go on <name>_objects; on <name> they
+  #   would miss its compile step. (The GLSL program's dependency on its
+  #   shaders goes on glsl_bitonic_sort: it links no library with code.)
   set(compiled ${name})
   set(links_code OFF)
   foreach(lib IN LISTS P_LIBS)
@@ -292,6 +298,8 @@ function(ch12_program_target name)
       if(lib_type MATCHES "^(STATIC|SHARED|OBJECT)_LIBRARY$")
         set(links_code ON)
       endif()
+    else()
+      set_property(GLOBAL APPEND PROPERTY CH12_LIBS_NOT_YET_DECLARED "${name}|${lib}")
     endif()
   endforeach()
   if(links_code)
@@ -299,9 +307,6 @@ function(ch12_program_target name)
     add_library(${compiled} OBJECT ${P_SOURCE})
     add_executable(${name} $<TARGET_OBJECTS:${compiled}>)
     target_link_libraries(${name} PRIVATE ${P_LIBS})
-    if(kind STREQUAL "gpu")
-      set_target_properties(${name} PROPERTIES LINKER_LANGUAGE CUDA)
-    endif()
   else()
     add_executable(${name} ${P_SOURCE})
   endif()
@@ -325,6 +330,26 @@ function(ch12_program_target name)
   if(P_LIBS)
     target_link_libraries(${compiled} PRIVATE ${P_LIBS})
   endif()
+endfunction()
+
+# Called once every folder is declared (top-level CMakeLists.txt): a LIBS
+# name that was not a target when its program was declared must not have
+# become one of ours with code since -- that program would compile only after
+# it (see ch12_program_target).
+function(ch12_check_library_order)
+  get_property(pairs GLOBAL PROPERTY CH12_LIBS_NOT_YET_DECLARED)
+  foreach(pair IN LISTS pairs)
+    string(REPLACE "|" ";" parts "${pair}")
+    list(GET parts 0 program)
+    list(GET parts 1 lib)
+    if(TARGET ${lib})
+      get_target_property(lib_type ${lib} TYPE)
+      if(lib_type MATCHES "^(STATIC|SHARED|OBJECT)_LIBRARY$")
+        message(FATAL_ERROR "${program} links ${lib}, which is declared after it: declare ${lib} "
+                            "first (add its folder before ${program}'s), so that ${program} compiles beside it")
+      endif()
+    endif()
+  endforeach()
 endfunction()
 
 # The run (golden_ or run_) and the book's replay (replay_); their records go
