@@ -96,15 +96,46 @@ def _set_subreaper():
         return False
 
 
+def _uncaught(kind, value, traceback):
+    """sys.excepthook: an Interrupted that no main() caught -- a signal that
+    came while a tool was still importing its modules, before it reached
+    main() -- ends the process as main() would: its children stopped, one
+    line on stderr (no traceback), the exit handlers run, 128 + the signal.
+    Python's own ending would be status 1 and a traceback."""
+    if not isinstance(value, Interrupted):
+        _previous_excepthook(kind, value, traceback)
+        return
+    global _defer
+    with _lock:
+        _defer += 1   # from here on, a signal only hurries the stop
+    stop_all()
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+    try:
+        sys.stderr.write("%s: interrupted by %s\n" % (os.path.basename(sys.argv[0] or "python"), value.name))
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    atexit._run_exitfuncs()  # (what a normal exit runs: the write policy's temporary files)
+    os._exit(value.exit_status)
+
+
+_previous_excepthook = sys.excepthook
+
+
 def install():
     """The handlers for the four signals (a signal this process inherited as
-    ignored, as under nohup, stays ignored). Main thread only; once."""
+    ignored, as under nohup, stays ignored), and the hook that turns an
+    Interrupted no main() caught into 128 + the signal. Main thread only; once."""
     global _installed
     if _installed or threading.current_thread() is not threading.main_thread():
         return
     for s in SIGNALS:
         if signal.getsignal(s) is not signal.SIG_IGN:
             signal.signal(s, _handler)
+    sys.excepthook = _uncaught
     _set_subreaper()
     atexit.register(stop_all)
     _installed = True

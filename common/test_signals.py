@@ -114,6 +114,31 @@ class SupervisorTest(Case):
             self.assertEqual(left, [], "%s: the program started just before the signal was left running"
                              % signal.Signals(sig).name)
 
+    def test_a_signal_while_the_tool_still_imports_its_modules(self):
+        # Found by unit_policy_properties (SIGQUIT 0.333 s after compare_output
+        # started): the signal came during `import write_policy`, after
+        # supervisor had put its handlers in place and before main(); the tool
+        # ended with status 1 and a traceback. The wrapper sends the signal
+        # exactly there.
+        wrapper = self.path("signal_in_import.py")
+        with open(wrapper, "w") as f:
+            f.write("import os, runpy, signal, sys\n"
+                    "sig = int(os.environ['CH12_TEST_SIGNAL'])\n"
+                    "class Hook:\n"
+                    "    def find_spec(self, name, path, target=None):\n"
+                    "        if name == 'write_policy':\n"
+                    "            os.kill(os.getpid(), sig)\n"
+                    "        return None\n"
+                    "sys.meta_path.insert(0, Hook())\n"
+                    "sys.argv = sys.argv[1:]\n"
+                    "runpy.run_path(sys.argv[0], run_name='__main__')\n")
+        for sig, status in SIGNALS:
+            rc, out, err = run([PY, wrapper, COMPARE, "--timeout", "60", "--expect-line=x", "--", "/bin/true"],
+                               env=dict(os.environ, CH12_TEST_SIGNAL=str(int(sig))))
+            self.assertEqual(rc, status, "%s: %s%s" % (signal.Signals(sig).name, out, err))
+            self.assertNotIn("Traceback", err)
+            self.assertIn("interrupted by %s" % signal.Signals(sig).name, err)
+
     def test_item14_a_timeout_gives_the_program_its_grace_to_clean_up(self):
         cleaned = self.path("cleaned")
         marks = leak_env()
