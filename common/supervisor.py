@@ -105,19 +105,7 @@ def _uncaught(kind, value, traceback):
     if not isinstance(value, Interrupted):
         _previous_excepthook(kind, value, traceback)
         return
-    global _defer
-    with _lock:
-        _defer += 1   # from here on, a signal only hurries the stop
-    stop_all()
-    try:
-        sys.stdout.flush()
-    except (OSError, ValueError):
-        pass
-    try:
-        sys.stderr.write("%s: interrupted by %s\n" % (os.path.basename(sys.argv[0] or "python"), value.name))
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass
+    _wind_down("%s: interrupted by %s\n" % (os.path.basename(sys.argv[0] or "python"), value.name))
     atexit._run_exitfuncs()  # (what a normal exit runs: the write policy's temporary files)
     os._exit(value.exit_status)
 
@@ -484,22 +472,32 @@ def main(work, name, stopped="what it was running was stopped"):
         status = work()
     except Interrupted as e:
         status = e.exit_status
+    if _received is None:
+        _wind_down()
+        return status
+    _wind_down("%s: interrupted by %s: %s\n" % (name, signal.Signals(_received).name, stopped))
+    return 128 + _received
+
+
+def _wind_down(line=None):
+    """A tool's end (main(), or _uncaught()): from here on a signal only
+    hurries the stop; every child still running is stopped; then `line`, if
+    any, goes to stderr after whatever stdout still holds."""
     global _defer
     with _lock:
-        _defer += 1   # from here on, a signal only hurries the stop
+        _defer += 1
     stop_all()
-    if _received is not None:
-        status = 128 + _received
-        try:
-            sys.stdout.flush()
-        except (OSError, ValueError):
-            pass
-        try:
-            sys.stderr.write("%s: interrupted by %s: %s\n" % (name, signal.Signals(_received).name, stopped))
-            sys.stderr.flush()
-        except (OSError, ValueError):
-            pass
-    return status
+    if line is None:
+        return
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+    try:
+        sys.stderr.write(line)
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
 
 
 # The handlers are in place as soon as a tool imports this module (its first

@@ -83,25 +83,32 @@ def row(program):
             "group": "lesson", "what": "a stand-in", "runs": [{"mode": "run", "record": record}]}
 
 
+def tool_wrapper(path, setup):
+    """Writes at `path` a script that runs `setup` (Python lines, with os,
+    signal, subprocess, sys and sig = $CH12_TEST_SIGNAL at hand), then the tool
+    its first argument names, as __main__, with the arguments after it."""
+    with open(path, "w") as f:
+        f.write("import os, runpy, signal, subprocess, sys\n"
+                "sig = int(os.environ['CH12_TEST_SIGNAL'])\n" + setup +
+                "sys.argv = sys.argv[1:]\n"
+                "runpy.run_path(sys.argv[0], run_name='__main__')\n")
+    return path
+
+
 class SupervisorTest(Case):
     """common/supervisor.py through compare_output.py."""
 
     def test_item13_a_signal_right_after_the_start_still_stops_the_program(self):
         # The wrapper sends the signal from inside subprocess.Popen, just after
         # the fork: where the old code had not yet reached its try/finally.
-        wrapper = self.path("signal_in_popen.py")
-        with open(wrapper, "w") as f:
-            f.write("import os, runpy, signal, subprocess, sys\n"
-                    "real = subprocess.Popen.__init__\n"
-                    "sig = int(os.environ['CH12_TEST_SIGNAL'])\n"
-                    "def init(self, *a, **k):\n"
-                    "    real(self, *a, **k)\n"
-                    "    if 'sleeper' in str(a[0]):\n"
-                    "        open(os.environ['CH12_TEST_PIDFILE'], 'w').write(str(self.pid))\n"
-                    "        os.kill(os.getpid(), sig)\n"
-                    "subprocess.Popen.__init__ = init\n"
-                    "sys.argv = sys.argv[1:]\n"
-                    "runpy.run_path(sys.argv[0], run_name='__main__')\n")
+        wrapper = tool_wrapper(self.path("signal_in_popen.py"),
+                               "real = subprocess.Popen.__init__\n"
+                               "def init(self, *a, **k):\n"
+                               "    real(self, *a, **k)\n"
+                               "    if 'sleeper' in str(a[0]):\n"
+                               "        open(os.environ['CH12_TEST_PIDFILE'], 'w').write(str(self.pid))\n"
+                               "        os.kill(os.getpid(), sig)\n"
+                               "subprocess.Popen.__init__ = init\n")
         prog = sleeper(self.t)
         for sig, status in SIGNALS:
             marks = leak_env()
@@ -120,18 +127,13 @@ class SupervisorTest(Case):
         # supervisor had put its handlers in place and before main(); the tool
         # ended with status 1 and a traceback. The wrapper sends the signal
         # exactly there.
-        wrapper = self.path("signal_in_import.py")
-        with open(wrapper, "w") as f:
-            f.write("import os, runpy, signal, sys\n"
-                    "sig = int(os.environ['CH12_TEST_SIGNAL'])\n"
-                    "class Hook:\n"
-                    "    def find_spec(self, name, path, target=None):\n"
-                    "        if name == 'write_policy':\n"
-                    "            os.kill(os.getpid(), sig)\n"
-                    "        return None\n"
-                    "sys.meta_path.insert(0, Hook())\n"
-                    "sys.argv = sys.argv[1:]\n"
-                    "runpy.run_path(sys.argv[0], run_name='__main__')\n")
+        wrapper = tool_wrapper(self.path("signal_in_import.py"),
+                               "class Hook:\n"
+                               "    def find_spec(self, name, path, target=None):\n"
+                               "        if name == 'write_policy':\n"
+                               "            os.kill(os.getpid(), sig)\n"
+                               "        return None\n"
+                               "sys.meta_path.insert(0, Hook())\n")
         for sig, status in SIGNALS:
             rc, out, err = run([PY, wrapper, COMPARE, "--timeout", "60", "--expect-line=x", "--", "/bin/true"],
                                env=dict(os.environ, CH12_TEST_SIGNAL=str(int(sig))))
