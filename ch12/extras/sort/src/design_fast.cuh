@@ -44,6 +44,11 @@
 //    (a run-time exit from the compile-time schedule), and writes back only
 //    the real keys: no scratch, no extra passes. Tiles of 4096 words hold
 //    4096 / P short arrays at once.
+// 8. A warp waits only for itself where it can. In the rounds with base bit
+//    0 and 4, a warp's threads hold the same 512 words; an exchange between
+//    two such rounds needs no block barrier, only the warp's own. Stages 1..8
+//    of every tile, and the last exchange of each later stage, meet no block
+//    barrier at all.
 #pragma once
 
 #include <atomic>
@@ -177,6 +182,16 @@ __device__ __forceinline__ void round_io(W (&v)[kE], uint32_t* s, uint32_t T) {
     }
 }
 
+// A warp's own rounds (idea 8). In the rounds with base bit 0 and 4 a warp's
+// 32 threads hold exactly the 512 words whose indices share bits 9 and up:
+// in round 0 the lanes fill index bits 4..8, in round 4 bits 0..3 and 8. An
+// exchange between two such rounds moves words within the warp, so the warp
+// waits only for itself. Every round that crosses warps is entered and left
+// through a block (or cluster) barrier, so no other warp can still be
+// reading or writing these slots.
+constexpr int kWarpBits = kLogE + 5;  // 16 words a thread, 32 lanes: 512 words a warp
+__host__ __device__ constexpr bool warp_round(int b) { return b + kLogE <= kWarpBits; }
+
 template <bool kClusterWide>
 __device__ __forceinline__ void block_or_cluster_sync() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -237,7 +252,8 @@ struct Schedule {
         constexpr int NB = round_base(Bit, kTileBits);
         if constexpr (NB != CurB) {
             round_io<CurB, true, remote(CurB)>(v, s, T);
-            block_or_cluster_sync<remote(CurB) || remote(NB)>();
+            if constexpr (warp_round(CurB) && warp_round(NB)) __syncwarp();
+            else block_or_cluster_sync<remote(CurB) || remote(NB)>();
             round_io<NB, false, remote(NB)>(v, s, T);
         }
         if constexpr (kScratch && Bit == top_bit(St, kTileBits)) {  // first step of stage St
