@@ -47,8 +47,9 @@
 // 8. A warp waits only for itself where it can. In the rounds with base bit
 //    0 and 4, a warp's threads hold the same 512 words; an exchange between
 //    two such rounds needs no block barrier, only the warp's own. Stages 1..8
-//    of every tile, and the last exchange of each later stage, meet no block
-//    barrier at all.
+//    of every tile meet no block barrier at all, nor does the last exchange
+//    of each later stage; in a cluster's tile neither does stage 9, nor the
+//    last two exchanges of stage 13 (see round_base()).
 #pragma once
 
 #include <atomic>
@@ -211,9 +212,22 @@ __device__ __forceinline__ uint32_t cluster_rank() {
 // The whole schedule is known at compile time (idea 6). A tile of 2^kTileBits
 // words (a cluster of 2^(kTileBits - kBlockBits) blocks) runs stages St ..
 // LastSt, step by step (Bit = the distance's bit), and a new round starts
-// whenever a step's bit leaves the current round's four bits. Rounds are
-// aligned to groups of four bits (the top one is moved down to fit the tile).
-__host__ __device__ constexpr int round_base(int bit, int tile_bits) {
+// whenever a step's bit leaves the current round's four bits. Which four:
+// - in a cluster's tile, a stage whose first step is at bit Top takes its
+//   bits four at a time from the top: rounds with base bits Top - 3,
+//   Top - 7, ..., the last one reaching down to bit 0. So stage 9's rounds
+//   (bits 8..5, 4..1, 0) and the lower rounds of stage 13 (after 12..9:
+//   8..5, 4..1, 0) stay inside warps (idea 8);
+// - in a one-block tile, rounds are aligned to groups of four bits (the top
+//   one moved down to fit the tile). Taken from the top there, stage 9 loses
+//   its block barriers too, but the 64-bit sorts of 1024 and 4096 words got
+//   10% slower on the H200 (NOTES.md, round 5), and the 32-bit ones did not
+//   gain.
+__host__ __device__ constexpr int round_base(int bit, int top, int tile_bits) {
+    if (tile_bits > kBlockBits) {
+        const int base = top - (kLogE - 1) - ((top - bit) / kLogE) * kLogE;
+        return base > 0 ? base : 0;
+    }
     return (bit & ~(kLogE - 1)) < tile_bits - kLogE ? (bit & ~(kLogE - 1)) : tile_bits - kLogE;
 }
 __host__ __device__ constexpr int top_bit(int st, int tile_bits) { return st - 1 < tile_bits - 1 ? st - 1 : tile_bits - 1; }
@@ -249,7 +263,7 @@ template <int kTileBits, bool kScratch, int St, int LastSt, int Bit, int CurB, t
 struct Schedule {
     __host__ __device__ static constexpr bool remote(int b) { return b + kLogE > kBlockBits; }
     static __device__ __forceinline__ void run(W (&v)[kE], uint32_t* s, uint32_t T, uint32_t tile_base, int seg_bits) {
-        constexpr int NB = round_base(Bit, kTileBits);
+        constexpr int NB = round_base(Bit, top_bit(St, kTileBits), kTileBits);
         if constexpr (NB != CurB) {
             round_io<CurB, true, remote(CurB)>(v, s, T);
             if constexpr (warp_round(CurB) && warp_round(NB)) __syncwarp();
@@ -281,14 +295,21 @@ struct Schedule {
 // 2^kTileBits padded indices. The first round comes straight from global
 // memory into registers and the last one (always b = 0: every stage ends
 // with distance 1) goes straight back (idea 5).
-// Four blocks an SM for 32-bit words (at most 64 registers a thread), two for
-// 64-bit ones: the sort from scratch is bound by its barriers, and a fourth
-// block gives the SM a warp to run while others wait (NOTES.md, round 3).
+// Four blocks an SM for 32-bit words (at most 64 registers a thread): the
+// sort from scratch is bound by its barriers, and a fourth block gives the SM
+// a warp to run while others wait (NOTES.md, round 3). For 64-bit words: three
+// in a cluster's tile sorted from scratch (arrays of 2^15 and 2^16 pairs 12 ..
+// 15% faster on the H200, though ptxas spills 192 .. 308 bytes), two
+// elsewhere (three cost 3% at 4096 pairs; the tails were not timed at three:
+// NOTES.md, round 5).
 template <int kTileBits, bool kScratch, typename W>
-__global__ void __launch_bounds__(kThreads, sizeof(W) == 8 ? 2 : 4)
+constexpr int kTileBlocksPerSM = sizeof(W) == 4 ? 4 : (kScratch && kTileBits > kBlockBits ? 3 : 2);
+
+template <int kTileBits, bool kScratch, typename W>
+__global__ void __launch_bounds__(kThreads, kTileBlocksPerSM<kTileBits, kScratch, W>)
     tile_kernel(Planes io, uint32_t k, int seg_bits) {
     static_assert(kTileBits >= kBlockBits && kTileBits <= kBlockBits + 4, "clusters of 1 .. 16 blocks");
-    constexpr int kFirstB = kScratch ? 0 : round_base(kTileBits - 1, kTileBits);
+    constexpr int kFirstB = kScratch ? 0 : round_base(kTileBits - 1, kTileBits - 1, kTileBits);
 #if !(defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900)
     // Clusters exist from Hopper on: before it these tiles are never launched,
     // and their code is not even compiled.
