@@ -217,12 +217,13 @@ __device__ __forceinline__ uint32_t cluster_rank() {
 //   bits four at a time from the top: rounds with base bits Top - 3,
 //   Top - 7, ..., the last one reaching down to bit 0. So stage 9's rounds
 //   (bits 8..5, 4..1, 0) and the lower rounds of stage 13 (after 12..9:
-//   8..5, 4..1, 0) stay inside warps (idea 8);
+//   8..5, 4..1, 0) stay inside warps (idea 8). On the H200 that was within
+//   1.2% of round 4's aligned rounds for keys, and 3 .. 4% faster for arrays
+//   of 65536 pairs (NOTES.md, round 5);
 // - in a one-block tile, rounds are aligned to groups of four bits (the top
 //   one moved down to fit the tile). Taken from the top there, stage 9 loses
-//   its block barriers too, but the 64-bit sorts of 1024 and 4096 words got
-//   10% slower on the H200 (NOTES.md, round 5), and the 32-bit ones did not
-//   gain.
+//   its block barriers too, but on the H200 sorts of 1024 and 4096 words got
+//   4 .. 5% slower for keys and 11 .. 14% for pairs (round 5).
 __host__ __device__ constexpr int round_base(int bit, int top, int tile_bits) {
     if (tile_bits > kBlockBits) {
         const int base = top - (kLogE - 1) - ((top - bit) / kLogE) * kLogE;
@@ -298,10 +299,10 @@ struct Schedule {
 // Four blocks an SM for 32-bit words (at most 64 registers a thread): the
 // sort from scratch is bound by its barriers, and a fourth block gives the SM
 // a warp to run while others wait (NOTES.md, round 3). For 64-bit words: three
-// in a cluster's tile sorted from scratch (arrays of 2^15 and 2^16 pairs 12 ..
-// 15% faster on the H200, though ptxas spills 192 .. 308 bytes), two
-// elsewhere (three cost 3% at 4096 pairs; the tails were not timed at three:
-// NOTES.md, round 5).
+// in a cluster's tile sorted from scratch (arrays of 2^15 and 2^16 pairs 10 ..
+// 11% faster on the H200 than with two, though ptxas spills 192 .. 308
+// bytes), two elsewhere: in one-block tiles three were timed only with rounds
+// from the top, which lose there, and the tails not at all (round 5).
 template <int kTileBits, bool kScratch, typename W>
 constexpr int kTileBlocksPerSM = sizeof(W) == 4 ? 4 : (kScratch && kTileBits > kBlockBits ? 3 : 2);
 
