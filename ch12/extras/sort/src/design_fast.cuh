@@ -45,7 +45,7 @@
 //    the real keys: no scratch, no extra passes. Tiles of 4096 words hold
 //    4096 / P short arrays at once.
 // 8. A warp waits only for itself where it can. In the rounds with base bit
-//    0 and 4, a warp's threads hold the same 512 words; an exchange between
+//    0 .. 5, a warp's threads hold the same 512 words; an exchange between
 //    two such rounds needs no block barrier, only the warp's own. Stages 1..8
 //    of every tile meet no block barrier at all, nor does the last exchange
 //    of each later stage; in a cluster's tile neither does stage 9, nor the
@@ -183,9 +183,10 @@ __device__ __forceinline__ void round_io(W (&v)[kE], uint32_t* s, uint32_t T) {
     }
 }
 
-// A warp's own rounds (idea 8). In the rounds with base bit 0 and 4 a warp's
+// A warp's own rounds (idea 8). In the rounds with base bit 0 .. 5 a warp's
 // 32 threads hold exactly the 512 words whose indices share bits 9 and up:
-// in round 0 the lanes fill index bits 4..8, in round 4 bits 0..3 and 8. An
+// the round's four bits lie within bits 0..8 and the lanes fill the other
+// five (round 0: lanes on bits 4..8; round 4: on bits 0..3 and 8). An
 // exchange between two such rounds moves words within the warp, so the warp
 // waits only for itself. Every round that crosses warps is entered and left
 // through a block (or cluster) barrier, so no other warp can still be
@@ -217,13 +218,16 @@ __device__ __forceinline__ uint32_t cluster_rank() {
 //   bits four at a time from the top: rounds with base bits Top - 3,
 //   Top - 7, ..., the last one reaching down to bit 0. So stage 9's rounds
 //   (bits 8..5, 4..1, 0) and the lower rounds of stage 13 (after 12..9:
-//   8..5, 4..1, 0) stay inside warps (idea 8). On the H200 that was within
-//   1.2% of round 4's aligned rounds for keys, and 3 .. 4% faster for arrays
-//   of 65536 pairs (NOTES.md, round 5);
+//   8..5, 4..1, 0) stay inside warps (idea 8). On the H200, measured only
+//   across two sessions: within 1.2% of round 4's aligned rounds for keys in
+//   tiles of 2^16, 3 .. 4% faster for arrays of 65536 pairs; not measured
+//   against them in tiles of 2^13 .. 2^15 (NOTES.md, round 5). The tails of
+//   later stages run in tiles of 2^16 (or one block) only, where both ways
+//   give the same rounds (12, 8, 4, 0);
 // - in a one-block tile, rounds are aligned to groups of four bits (the top
 //   one moved down to fit the tile). Taken from the top there, stage 9 loses
 //   its block barriers too, but on the H200 sorts of 1024 and 4096 words got
-//   4 .. 5% slower for keys and 11 .. 14% for pairs (round 5).
+//   3.8 .. 4.8% slower for keys and 10.6 .. 14% for pairs (round 5).
 __host__ __device__ constexpr int round_base(int bit, int top, int tile_bits) {
     if (tile_bits > kBlockBits) {
         const int base = top - (kLogE - 1) - ((top - bit) / kLogE) * kLogE;
