@@ -237,6 +237,24 @@ __host__ __device__ constexpr int round_base(int bit, int top, int tile_bits) {
 }
 __host__ __device__ constexpr int top_bit(int st, int tile_bits) { return st - 1 < tile_bits - 1 ? st - 1 : tile_bits - 1; }
 
+// What Schedule and tile_kernel rely on, checked for every tile size when
+// this file compiles: each step's bit lies in its round's four bits, every
+// round fits the tile, and every stage (and every tail) ends in round 0,
+// where the last store to global memory expects the words.
+__host__ __device__ constexpr bool rounds_fit(int tile_bits) {
+    for (int st = 1; st <= tile_bits + 1; ++st) {  // st = tile_bits + 1: a tail
+        const int top = top_bit(st, tile_bits);
+        for (int bit = top; bit >= 0; --bit) {
+            const int b = round_base(bit, top, tile_bits);
+            if (b < 0 || bit < b || bit >= b + kLogE || b + kLogE > tile_bits) return false;
+        }
+        if (round_base(0, top, tile_bits) != 0) return false;
+    }
+    return true;
+}
+static_assert(rounds_fit(12) && rounds_fit(13) && rounds_fit(14) && rounds_fit(15) && rounds_fit(16),
+              "round_base() must give every step a round that holds its bit and fits the tile");
+
 // Idea 4 at compile time. During stage st the words whose index has bit st
 // set (the descending blocks) are kept complemented; st = 0 stands for "no
 // stage": nothing complemented. In the round with base bit b, that bit of a
