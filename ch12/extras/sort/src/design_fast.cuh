@@ -239,8 +239,9 @@ __host__ __device__ constexpr int top_bit(int st, int tile_bits) { return st - 1
 
 // What Schedule and tile_kernel rely on, checked for every tile size when
 // this file compiles: each step's bit lies in its round's four bits, every
-// round fits the tile, and every stage (and every tail) ends in round 0,
-// where the last store to global memory expects the words.
+// round fits the tile, and so every stage (and every tail) ends in round 0
+// (bit 0's round can start nowhere else), where the last store to global
+// memory expects the words.
 __host__ __device__ constexpr bool rounds_fit(int tile_bits) {
     for (int st = 1; st <= tile_bits + 1; ++st) {  // st = tile_bits + 1: a tail
         const int top = top_bit(st, tile_bits);
@@ -248,7 +249,6 @@ __host__ __device__ constexpr bool rounds_fit(int tile_bits) {
             const int b = round_base(bit, top, tile_bits);
             if (b < 0 || bit < b || bit >= b + kLogE || b + kLogE > tile_bits) return false;
         }
-        if (round_base(0, top, tile_bits) != 0) return false;
     }
     return true;
 }
