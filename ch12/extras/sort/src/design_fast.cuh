@@ -48,8 +48,8 @@
 //    0 .. 5, a warp's threads hold the same 512 words; an exchange between
 //    two such rounds needs no block barrier, only the warp's own. Stages 1..8
 //    of every tile meet no block barrier at all, nor does the last exchange
-//    of each later stage; in a cluster's tile neither does stage 9, nor the
-//    last two exchanges of stage 13 (see round_base()).
+//    of each later stage; in a 16-block cluster's tile neither does stage 9,
+//    nor the last two exchanges of stage 13 (see round_base()).
 #pragma once
 
 #include <atomic>
@@ -214,22 +214,24 @@ __device__ __forceinline__ uint32_t cluster_rank() {
 // words (a cluster of 2^(kTileBits - kBlockBits) blocks) runs stages St ..
 // LastSt, step by step (Bit = the distance's bit), and a new round starts
 // whenever a step's bit leaves the current round's four bits. Which four:
-// - in a cluster's tile, a stage whose first step is at bit Top takes its
-//   bits four at a time from the top: rounds with base bits Top - 3,
-//   Top - 7, ..., the last one reaching down to bit 0. So stage 9's rounds
-//   (bits 8..5, 4..1, 0) and the lower rounds of stage 13 (after 12..9:
-//   8..5, 4..1, 0) stay inside warps (idea 8). On the H200, measured only
-//   across two sessions: within 1.2% of round 4's aligned rounds for keys in
-//   tiles of 2^16, 3 .. 4% faster for arrays of 65536 pairs; not measured
-//   against them in tiles of 2^13 .. 2^15 (NOTES.md, round 5). The tails of
-//   later stages run in tiles of 2^16 (or one block) only, where both ways
-//   give the same rounds (12, 8, 4, 0);
-// - in a one-block tile, rounds are aligned to groups of four bits (the top
-//   one moved down to fit the tile). Taken from the top there, stage 9 loses
-//   its block barriers too, but on the H200 sorts of 1024 and 4096 words got
-//   3.8 .. 4.8% slower for keys and 10.6 .. 14% for pairs (round 5).
+// - in the tile of a 16-block cluster (2^16 words), a stage whose first step
+//   is at bit Top takes its bits four at a time from the top: rounds with
+//   base bits Top - 3, Top - 7, ..., the last one reaching down to bit 0.
+//   So stage 9's rounds (bits 8..5, 4..1, 0) and the lower rounds of stage
+//   13 (after 12..9: 8..5, 4..1, 0) stay inside warps (idea 8), and skip the
+//   barrier of all 16 blocks. On the H200, aligned rounds made one array of
+//   2^16 keys (one cluster alone on the GPU) 6.7% slower, and batches of 65536
+//   words at most 0.6% faster (NOTES.md, round 6). The tails of later
+//   stages run in this tile too, where both ways give the same rounds
+//   (12, 8, 4, 0);
+// - in every other tile (one block, or a cluster of 2 .. 8), rounds are
+//   aligned to groups of four bits (the top one moved down to fit the tile).
+//   Taken from the top there, batches took longer on the H200: 3.8 .. 4.8%
+//   (keys) and 10.6 .. 14% (pairs) for arrays of 1024 and 4096 words (round
+//   5), 1.7 .. 4.5% (keys) and 0.9 .. 2.4% (pairs) for arrays of 8192 ..
+//   32768 (round 6).
 __host__ __device__ constexpr int round_base(int bit, int top, int tile_bits) {
-    if (tile_bits > kBlockBits) {
+    if (tile_bits == kBlockBits + 4) {
         const int base = top - (kLogE - 1) - ((top - bit) / kLogE) * kLogE;
         return base > 0 ? base : 0;
     }
@@ -322,9 +324,9 @@ struct Schedule {
 // sort from scratch is bound by its barriers, and a fourth block gives the SM
 // a warp to run while others wait (NOTES.md, round 3). For 64-bit words: three
 // in a cluster's tile sorted from scratch (arrays of 2^15 and 2^16 pairs 10 ..
-// 11% faster on the H200 than with two, though ptxas spills 192 .. 308
-// bytes), two elsewhere: in one-block tiles three were timed only with rounds
-// from the top, which lose there, and the tails not at all (round 5).
+// 11% faster on the H200 than with two, though ptxas spills 32 .. 256 bytes a
+// thread there), two elsewhere: with three, one-block tiles sorted arrays of
+// 1024 and 4096 pairs 3.2 .. 3.4% slower (round 6); the tails were not timed.
 template <int kTileBits, bool kScratch, typename W>
 constexpr int kTileBlocksPerSM = sizeof(W) == 4 ? 4 : (kScratch && kTileBits > kBlockBits ? 3 : 2);
 
