@@ -215,21 +215,21 @@ __device__ __forceinline__ uint32_t cluster_rank() {
 // LastSt, step by step (Bit = the distance's bit), and a new round starts
 // whenever a step's bit leaves the current round's four bits. Which four:
 // - in the tile of a 16-block cluster (2^16 words), a stage whose first step
-//   is at bit Top takes its bits four at a time from the top: rounds with
-//   base bits Top - 3, Top - 7, ..., the last one reaching down to bit 0.
-//   So stage 9's rounds (bits 8..5, 4..1, 0) and the lower rounds of stage
-//   13 (after 12..9: 8..5, 4..1, 0) stay inside warps (idea 8), and skip the
-//   barrier of all 16 blocks. On the H200, aligned rounds made one array of
-//   2^16 keys (one cluster alone on the GPU) 6.7% slower, and batches of 65536
-//   words at most 0.6% faster (NOTES.md, round 6). The tails of later
-//   stages run in this tile too, where both ways give the same rounds
-//   (12, 8, 4, 0);
+//   is at bit Top takes its bits four at a time from the top: rounds with base
+//   bits Top - 3, Top - 7, ..., the last one reaching down to bit 0. So stage
+//   9's rounds (bits 8..5, 4..1, 0) and the lower rounds of stage 13 (after
+//   12..9: 8..5, 4..1, 0) stay inside warps (idea 8): three block barriers
+//   fewer in the tile, the same 8 cluster barriers. On the H200, aligned
+//   rounds made one array of 2^16 keys (one cluster alone on the GPU) 6.7%
+//   slower, and batches of 65536 words at most 0.6% faster (NOTES.md, round
+//   6). The tails of later stages run in this tile too, where both ways give
+//   the same rounds (12, 8, 4, 0);
 // - in every other tile (one block, or a cluster of 2 .. 8), rounds are
 //   aligned to groups of four bits (the top one moved down to fit the tile).
-//   Taken from the top there, batches took longer on the H200: 3.8 .. 4.8%
-//   (keys) and 10.6 .. 14% (pairs) for arrays of 1024 and 4096 words (round
-//   5), 1.7 .. 4.5% (keys) and 0.9 .. 2.4% (pairs) for arrays of 8192 ..
-//   32768 (round 6).
+//   Taken from the top there (against aligned), batches took longer on the
+//   H200: 3.8 .. 4.8% (keys) and 10.6 .. 14% (pairs) for arrays of 1024 and
+//   4096 words (round 5), 1.7 .. 4.5% (keys) and 0.9 .. 2.4% (pairs) for
+//   arrays of 8192 .. 32768 (round 6).
 __host__ __device__ constexpr int round_base(int bit, int top, int tile_bits) {
     if (tile_bits == kBlockBits + 4) {
         const int base = top - (kLogE - 1) - ((top - bit) / kLogE) * kLogE;
@@ -256,6 +256,10 @@ __host__ __device__ constexpr bool rounds_fit(int tile_bits) {
 }
 static_assert(rounds_fit(12) && rounds_fit(13) && rounds_fit(14) && rounds_fit(15) && rounds_fit(16),
               "round_base() must give every step a round that holds its bit and fits the tile");
+// And the choice measured in round 6: stage 9 from the top (8..5) in a 2^16
+// tile only; aligned (8..11) in a 2^15 one.
+static_assert(round_base(8, 8, kBlockBits + 4) == 5 && round_base(8, 8, kBlockBits + 3) == 8,
+              "rounds from the top in the tiles of 16-block clusters only");
 
 // Idea 4 at compile time. During stage st the words whose index has bit st
 // set (the descending blocks) are kept complemented; st = 0 stands for "no
@@ -320,13 +324,14 @@ struct Schedule {
 // 2^kTileBits padded indices. The first round comes straight from global
 // memory into registers and the last one (always b = 0: every stage ends
 // with distance 1) goes straight back (idea 5).
-// Four blocks an SM for 32-bit words (at most 64 registers a thread): the
-// sort from scratch is bound by its barriers, and a fourth block gives the SM
-// a warp to run while others wait (NOTES.md, round 3). For 64-bit words: three
+// Four blocks an SM for 32-bit words (at most 64 registers a thread): the sort
+// from scratch is bound by its barriers, and a fourth block gives the SM a
+// warp to run while others wait (NOTES.md, round 3). For 64-bit words: three
 // in a cluster's tile sorted from scratch (arrays of 2^15 and 2^16 pairs 10 ..
-// 11% faster on the H200 than with two, though ptxas spills 32 .. 256 bytes a
-// thread there), two elsewhere: with three, one-block tiles sorted arrays of
-// 1024 and 4096 pairs 3.2 .. 3.4% slower (round 6); the tails were not timed.
+// 11% faster on the H200 than with two, round 5; ptxas now spills 32 .. 256
+// bytes a thread in these kernels), two elsewhere: with three, one-block tiles
+// sorted arrays of 1024 and 4096 pairs 3.2 .. 3.4% slower (round 6); the tails
+// were not timed.
 template <int kTileBits, bool kScratch, typename W>
 constexpr int kTileBlocksPerSM = sizeof(W) == 4 ? 4 : (kScratch && kTileBits > kBlockBits ? 3 : 2);
 
