@@ -9,7 +9,10 @@
 #             folder): the Vulkan loader, glslc and the Vulkan headers (it has
 #             NVIDIA's driver but no loader), an ICD file that names
 #             libEGL_nvidia.so.0 (the stock one names the GLX library, which
-#             fails without a display), and node (xz-compressed)
+#             fails without a display), and node (xz-compressed). To make
+#             .gl/ on a Debian 12 machine: cd .gl && apt-get download libvulkan1
+#             libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2 glslc
+#             libshaderc1 libvulkan-dev && xz -c "$(command -v node)" > node.xz
 #   info      GPU, driver, nvcc, cmake, date
 #   workflow  cmake --workflow --preset default (the README's test command), timed;
 #             JOBS=N runs its steps with N jobs

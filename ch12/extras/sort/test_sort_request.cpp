@@ -291,7 +291,7 @@ static void test_profiles() {
     small.smem_per_sm = 128 * 1024;
     small.smem_per_block = 99 * 1024;
     expect(tune(small, &t).ok() && t.fast_spread[0] == 72 * 1024 && t.fast_spread[1] == 0,
-           "128 KiB per SM: 72 KiB of spread for keys, none for pairs (32 + 72 > 99 KiB)");
+           "128 KiB per SM: 72 KiB of spread for keys, none for pairs (34 + 72 > 99 KiB)");
     Limits tiny = t4;
     tiny.smem_per_block = 16 * 1024;
     expect(tune(tiny, &t).code == Errc::unsupported, "16 KiB of shared memory per block: unsupported");

@@ -31,8 +31,10 @@
 //    of the stage.
 // 5. Global memory only where it must be: the first round of a kernel loads
 //    straight from global memory into registers and the last one stores
-//    straight back; shared memory only between rounds, swizzled so no round
-//    layout has bank conflicts.
+//    straight back; shared memory only between rounds, laid out so that
+//    each address costs at most one instruction: swizzled (no round has bank
+//    conflicts) or padded (no instruction, but two-way conflicts in some
+//    rounds), whichever the tile measured faster with.
 // 6. A schedule fixed at compile time. Which round holds which bits, where a
 //    stage starts, which words are complemented: all of it depends only on
 //    the tile size, so it is unrolled by templates into straight-line code
@@ -73,21 +75,48 @@ constexpr int kBlockBits = 12;
 constexpr uint32_t kBlockWords = 1u << kBlockBits;
 static_assert(kBlockBits == kFastBlockBits, "tuning.h plans with the same blocks");
 
-// Shared-memory layout (idea 5): word i of a block lives at slot
-// swizzle(i) = i ^ G(i >> 5), G a fixed XOR of the 5-bit constants below, one
-// per index bit 5 .. 12. The constants were chosen (by an exhaustive check
-// of every round layout b = 0 .. 12 and of the 16-byte copy pattern) so that
-// the 32 lanes of a warp always hit 32 different banks: with plain indexing,
-// rounds with b = 1 .. 4 would see 2-way bank conflicts. G is linear (XOR),
-// so swizzle(a | b) = swizzle(a) ^ swizzle(b) for indices with no common
-// bit; that lets the per-register part be a compile-time constant. A 64-bit
-// word is kept as two 32-bit planes, each laid out the same way.
+// Shared-memory layouts (idea 5), two of them, chosen per tile by
+// padded_layout() below. Both split over disjoint index bits, so a register's
+// address is the thread's base slot combined with a compile-time constant.
+// - swizzle(i) = i ^ G(i >> 5), G a fixed XOR of the 5-bit constants below,
+//   one per index bit 5 .. 12. The constants were chosen (by an exhaustive
+//   check of every round layout b = 0 .. 12 and of the 16-byte copy pattern)
+//   so that the 32 lanes of a warp always hit 32 different banks: with plain
+//   indexing, rounds with b = 1 .. 4 would see 2-way bank conflicts. G is
+//   linear, so swizzle(a | b) = swizzle(a) ^ swizzle(b) for indices with no
+//   common bit: one XOR per register and access.
+// - pad(i) = i + i / 16: one unused word after every 16 (kSlots words a
+//   plane). pad(a | b) = pad(a) + pad(b) for indices with no common bit (their
+//   low four bits cannot carry), so the per-register part is an immediate
+//   offset of the load or store itself: no instruction at all. The price:
+//   rounds with b = 5 .. 12 see 2-way bank conflicts.
+// A 64-bit word is kept as two 32-bit planes, each laid out the same way.
 __host__ __device__ constexpr uint32_t swizzle(uint32_t i) {
     constexpr uint32_t kG[8] = {18, 7, 29, 17, 6, 2, 18, 0};
     uint32_t x = 0;
     for (int k = 0; k < 8; ++k)
         if ((i >> (5 + k)) & 1u) x ^= kG[k];
     return i ^ x;
+}
+__host__ __device__ constexpr uint32_t pad(uint32_t i) { return i + (i >> 4); }
+constexpr uint32_t kSlots = kBlockWords + (kBlockWords >> 4);  // a padded plane: 4352 words
+static_assert(pad(kBlockWords - 1) < kSlots, "a padded plane holds every slot");
+static_assert(size_t(4) * kSlots == kFastBlockSmem[0] && size_t(8) * kSlots == kFastBlockSmem[1],
+              "tuning.h plans with the larger (padded) layout's shared memory");
+
+// Which layout a tile of 2^tile_bits words of word_bytes each uses. Measured
+// on the H200 (NOTES.md, round 7), the padded layout against the swizzle:
+// - one-block tiles (arrays of 1024 and 4096 words), their integer pipe the
+//   limit: 5.6 .. 7.5% faster for keys, 3.4 .. 5.9% for pairs;
+// - tiles of 2 blocks: pairs 7.2% faster (batches of 8192), keys not (one
+//   array of 8192 keys 9.9% slower, batches the same);
+// - tiles of 4 .. 16 blocks: 2.9 .. 18% slower, batches and single arrays
+//   alike. They keep the swizzle.
+__host__ __device__ constexpr bool padded_layout(int tile_bits, int word_bytes) {
+    return tile_bits == kBlockBits || (tile_bits == kBlockBits + 1 && word_bytes == 8);
+}
+__host__ __device__ constexpr uint32_t plane_slots(int tile_bits, int word_bytes) {
+    return padded_layout(tile_bits, word_bytes) ? kSlots : kBlockWords;
 }
 
 // The index (within the tile) of register r of thread T in the round with
@@ -144,29 +173,32 @@ template <typename W> __device__ __forceinline__ W from_planes(uint32_t hi, uint
 }
 
 // Moving a round's 16 words between registers and shared memory. Every
-// address is the thread's base slot XOR a compile-time constant (the index
-// bits of r << B and of the thread never overlap, so swizzle() of the whole
-// index is the XOR of the two swizzles). kRemote: the round reaches into
-// other blocks of the cluster; block rank = the index bits above kBlockBits.
-template <int B, bool kStore, bool kRemote, typename W>
+// address is the thread's base slot combined with a compile-time constant
+// (the index bits of r << B and of the thread never overlap: see swizzle()
+// and pad()). kPad: the padded layout, else the swizzled one. kRemote: the
+// round reaches into other blocks of the cluster; block rank = the index bits
+// above kBlockBits.
+template <int B, bool kStore, bool kRemote, bool kPad, typename W>
 __device__ __forceinline__ void round_io(W (&v)[kE], uint32_t* s, uint32_t T) {
     constexpr uint32_t kMask = kBlockWords - 1;
     constexpr int kPlanes = sizeof(W) / 4;
+    constexpr uint32_t kPlane = kPad ? kSlots : kBlockWords;
     const uint32_t i0 = round_index(T, B, 0);
     // An opaque copy: without it the compiler keeps the 16 addresses of every
     // layout alive across the whole (fully unrolled) kernel, and spills.
     uint32_t slot0;
-    asm volatile("mov.b32 %0, %1;" : "=r"(slot0) : "r"(swizzle(i0 & kMask)));
+    asm volatile("mov.b32 %0, %1;" : "=r"(slot0) : "r"(kPad ? pad(i0 & kMask) : swizzle(i0 & kMask)));
 #pragma unroll
     for (int r = 0; r < kE; ++r) {
-        uint32_t* p = s + (slot0 ^ swizzle(((uint32_t)r << B) & kMask));
+        const uint32_t bits = ((uint32_t)r << B) & kMask;
+        uint32_t* p = kPad ? s + slot0 + pad(bits) : s + (slot0 ^ swizzle(bits));
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
         if (kRemote) {
             const uint32_t rank = (i0 >> kBlockBits) | (((uint32_t)r << B) >> kBlockBits);
             uint32_t part[2] = {0, 0};
 #pragma unroll
             for (int k = 0; k < kPlanes; ++k) {
-                const uint32_t address = cluster_address(p + k * kBlockWords, rank);
+                const uint32_t address = cluster_address(p + k * kPlane, rank);
                 if (kStore) cluster_store(address, plane(v[r], k));
                 else part[k] = cluster_load(address);
             }
@@ -176,9 +208,9 @@ __device__ __forceinline__ void round_io(W (&v)[kE], uint32_t* s, uint32_t T) {
 #endif
         if (kStore) {
 #pragma unroll
-            for (int k = 0; k < kPlanes; ++k) p[k * kBlockWords] = plane(v[r], k);
+            for (int k = 0; k < kPlanes; ++k) p[k * kPlane] = plane(v[r], k);
         } else {
-            v[r] = from_planes<W>(p[0], kPlanes == 2 ? p[kBlockWords] : 0u);
+            v[r] = from_planes<W>(p[0], kPlanes == 2 ? p[kPlane] : 0u);
         }
     }
 }
@@ -294,10 +326,10 @@ struct Schedule {
     static __device__ __forceinline__ void run(W (&v)[kE], uint32_t* s, uint32_t T, uint32_t tile_base, int seg_bits) {
         constexpr int NB = round_base(Bit, top_bit(St, kTileBits), kTileBits);
         if constexpr (NB != CurB) {
-            round_io<CurB, true, remote(CurB)>(v, s, T);
+            round_io<CurB, true, remote(CurB), padded_layout(kTileBits, sizeof(W))>(v, s, T);
             if constexpr (warp_round(CurB) && warp_round(NB)) __syncwarp();
             else block_or_cluster_sync<remote(CurB) || remote(NB)>();
-            round_io<NB, false, remote(NB)>(v, s, T);
+            round_io<NB, false, remote(NB), padded_layout(kTileBits, sizeof(W))>(v, s, T);
         }
         if constexpr (kScratch && Bit == top_bit(St, kTileBits)) {  // first step of stage St
             const uint32_t index0 = tile_base | round_index(T, NB, 0);
@@ -348,7 +380,7 @@ __global__ void __launch_bounds__(kThreads, kTileBlocksPerSM<kTileBits, kScratch
     } else
 #endif
     {
-        __shared__ uint32_t s[(sizeof(W) / 4) << kBlockBits];
+        __shared__ uint32_t s[(sizeof(W) / 4) * plane_slots(kTileBits, sizeof(W))];
         const uint32_t rank = (kTileBits > kBlockBits) ? cluster_rank() : 0;
         const uint32_t T = rank * kThreads + threadIdx.x;  // thread id within the cluster
         const uint32_t tile_base = (blockIdx.x >> (kTileBits - kBlockBits)) << kTileBits;

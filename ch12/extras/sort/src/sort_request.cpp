@@ -150,7 +150,7 @@ Status tune(const Limits& l, Tuning* out) {
     if (l.sms < 1 || l.threads_per_sm < 512)
         return failure(Errc::unsupported, "the device (or profile) runs fewer than 512 threads per SM");
     if (l.smem_per_block < kFastBlockSmem[1])
-        return failure(Errc::unsupported, "the device (or profile) allows less than 32 KiB of shared memory per block");
+        return failure(Errc::unsupported, "the device (or profile) allows less shared memory per block than the fast design's tile of pairs (34 KiB)");
     Tuning t;
     t.limits = l;
     // Clusters of 16 where the tile kernel runs them (Hopper on), else none.

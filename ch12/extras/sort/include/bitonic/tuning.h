@@ -61,9 +61,10 @@ Limits lowered(const Limits& device, const Profile* profile);
 
 // ---- the tuning policy -------------------------------------------------------------
 // The fast design's blocks: 256 threads x 16 words in registers, a 4096-word
-// tile of shared memory (16 KiB for keys, 32 KiB for pairs, static).
+// tile of shared memory, padded with one word after every 16 where the tile
+// size uses that layout: at most 17 KiB for keys, 34 KiB for pairs (static).
 constexpr int kFastBlockBits = 12;
-constexpr size_t kFastBlockSmem[2] = {size_t(4) << kFastBlockBits, size_t(8) << kFastBlockBits};  // keys, pairs
+constexpr size_t kFastBlockSmem[2] = {size_t(4) * 17 << (kFastBlockBits - 4), size_t(8) * 17 << (kFastBlockBits - 4)};  // keys, pairs
 // Clusters: the fast design uses clusters of 16 blocks (65536-word tiles)
 // where the device runs them (Hopper and later), none anywhere else.
 constexpr int kFastClusterBlocks = 16;
