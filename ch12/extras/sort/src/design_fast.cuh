@@ -81,8 +81,8 @@ static_assert(kBlockBits == kFastBlockBits, "tuning.h plans with the same blocks
 // - swizzle(i) = i ^ G(i >> 5), G a fixed XOR of the 5-bit constants below,
 //   one per index bit 5 .. 12. The constants were chosen (by an exhaustive
 //   check of every round layout b = 0 .. 12 and of the 16-byte copy pattern)
-//   so that the 32 lanes of a warp always hit 32 different banks: with plain
-//   indexing, rounds with b = 1 .. 4 would see 2-way bank conflicts. G is
+//   so that the 32 lanes of a warp always hit 32 different banks (with plain
+//   indexing, rounds with b = 0 .. 4 would see 16- to 2-way conflicts). G is
 //   linear, so swizzle(a | b) = swizzle(a) ^ swizzle(b) for indices with no
 //   common bit: one XOR per register and access.
 // - pad(i) = i + i / 16: one unused word after every 16 (kSlots words a
@@ -106,14 +106,24 @@ static_assert(size_t(4) * kSlots == kFastBlockSmem[0] && size_t(8) * kSlots == k
 
 // Which layout a tile of 2^tile_bits words of word_bytes each uses. Measured
 // on the H200 (NOTES.md, round 7), the padded layout against the swizzle:
-// - one-block tiles (arrays of 1024 and 4096 words), their integer pipe the
-//   limit: 5.6 .. 7.5% faster for keys, 3.4 .. 5.9% for pairs;
-// - tiles of 2 blocks: pairs 7.2% faster (batches of 8192), keys not (one
-//   array of 8192 keys 9.9% slower, batches the same);
+// - one-block tiles (batches of 1024 and 4096 words; they also serve every
+//   array of up to 4096 words), their integer pipe the limit: 5.6 .. 7.5%
+//   faster for keys, 3.4 .. 5.9% for pairs;
+// - tiles of 2 blocks: pairs 4.6 .. 7.2% faster (one array of 8192, batches
+//   of 8192), keys not (one array of 8192 keys 9.9% slower, batches the same);
 // - tiles of 4 .. 16 blocks: 2.9 .. 18% slower, batches and single arrays
 //   alike. They keep the swizzle.
+// Only Hopper's code (sm_90) takes it: it was measured nowhere else, and a
+// padded tile needs 1 KiB (keys) or 2 KiB (pairs) more a block, which leaves
+// a T4 room for three blocks of keys an SM, not four, and an RTX 30 or 40
+// room for two blocks of pairs, not three.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900
+constexpr bool kPaddedArch = true;
+#else
+constexpr bool kPaddedArch = false;
+#endif
 __host__ __device__ constexpr bool padded_layout(int tile_bits, int word_bytes) {
-    return tile_bits == kBlockBits || (tile_bits == kBlockBits + 1 && word_bytes == 8);
+    return kPaddedArch && (tile_bits == kBlockBits || (tile_bits == kBlockBits + 1 && word_bytes == 8));
 }
 __host__ __device__ constexpr uint32_t plane_slots(int tile_bits, int word_bytes) {
     return padded_layout(tile_bits, word_bytes) ? kSlots : kBlockWords;
@@ -360,8 +370,9 @@ struct Schedule {
 // from scratch is bound by its barriers, and a fourth block gives the SM a
 // warp to run while others wait (NOTES.md, round 3). For 64-bit words: three
 // in a cluster's tile sorted from scratch (arrays of 2^15 and 2^16 pairs 10 ..
-// 11% faster on the H200 than with two, round 5; ptxas now spills 32 .. 256
-// bytes a thread in these kernels), two elsewhere: with three, one-block tiles
+// 11% faster on the H200 than with two, round 5; for sm_90 ptxas spills 68 ..
+// 256 bytes a thread in the 2^14 .. 2^16 kernels, none in the padded 2^13
+// one), two elsewhere: with three, one-block tiles
 // sorted arrays of 1024 and 4096 pairs 3.2 .. 3.4% slower (round 6); the tails
 // were not timed.
 template <int kTileBits, bool kScratch, typename W>
