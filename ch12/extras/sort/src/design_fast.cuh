@@ -99,10 +99,8 @@ __host__ __device__ constexpr uint32_t swizzle(uint32_t i) {
     return i ^ x;
 }
 __host__ __device__ constexpr uint32_t pad(uint32_t i) { return i + (i >> 4); }
-constexpr uint32_t kSlots = kBlockWords + (kBlockWords >> 4);  // a padded plane: 4352 words
+constexpr uint32_t kSlots = kFastBlockSlots;  // a padded plane (tuning.h plans with its size)
 static_assert(pad(kBlockWords - 1) < kSlots, "a padded plane holds every slot");
-static_assert(size_t(4) * kSlots == kFastBlockSmem[0] && size_t(8) * kSlots == kFastBlockSmem[1],
-              "tuning.h plans with the larger (padded) layout's shared memory");
 
 // Which layout a tile of 2^tile_bits words of word_bytes each uses. Measured
 // on the H200 (NOTES.md, round 7), the padded layout against the swizzle:
@@ -372,9 +370,8 @@ struct Schedule {
 // in a cluster's tile sorted from scratch (arrays of 2^15 and 2^16 pairs 10 ..
 // 11% faster on the H200 than with two, round 5; for sm_90 ptxas spills 68 ..
 // 256 bytes a thread in the 2^14 .. 2^16 kernels, none in the padded 2^13
-// one), two elsewhere: with three, one-block tiles
-// sorted arrays of 1024 and 4096 pairs 3.2 .. 3.4% slower (round 6); the tails
-// were not timed.
+// one), two elsewhere: with three, one-block tiles sorted arrays of 1024 and
+// 4096 pairs 3.2 .. 3.4% slower (round 6); the tails were not timed.
 template <int kTileBits, bool kScratch, typename W>
 constexpr int kTileBlocksPerSM = sizeof(W) == 4 ? 4 : (kScratch && kTileBits > kBlockBits ? 3 : 2);
 

@@ -64,7 +64,8 @@ Limits lowered(const Limits& device, const Profile* profile);
 // tile of shared memory, padded with one word after every 16 where the tile
 // size uses that layout: at most 17 KiB for keys, 34 KiB for pairs (static).
 constexpr int kFastBlockBits = 12;
-constexpr size_t kFastBlockSmem[2] = {size_t(4) * 17 << (kFastBlockBits - 4), size_t(8) * 17 << (kFastBlockBits - 4)};  // keys, pairs
+constexpr size_t kFastBlockSlots = (size_t(1) << kFastBlockBits) + (size_t(1) << (kFastBlockBits - 4));  // padded: 4352
+constexpr size_t kFastBlockSmem[2] = {4 * kFastBlockSlots, 8 * kFastBlockSlots};  // keys, pairs
 // Clusters: the fast design uses clusters of 16 blocks (65536-word tiles)
 // where the device runs them (Hopper and later), none anywhere else.
 constexpr int kFastClusterBlocks = 16;
