@@ -330,10 +330,19 @@ class ToolPathProperties(unittest.TestCase):
     @example(tool="standalone", path="links/to_dir/../" + BOOK_GOLDEN)
     @example(tool="run_all_handout", path="links/to_dir/../handout")
     @example(tool="run_all_json", path="links/to_dir/../table.json")
+    # Found by CI: --update may replace a golden of our own, tracked or not
+    # (the write policy's one exception, as the test above allows it); a
+    # book's golden it never replaces.
+    @example(tool="update", path="A/expected_output/chapter_claims.txt")
+    @example(tool="update", path="B/expected_output/" + BOOK_GOLDEN)
     def test_no_tool_loses_what_it_did_not_make(self, tool, path):
         root = World.make()
         before, tracked_files = World.pristine, World.tracked
         command, allowed, inputs = self.tool_command(tool, path, root)
+        real = target_of(root, path)
+        if tool == "update" and write_policy.is_golden(real) \
+                and not write_policy.PROTECTED_NAME.match(os.path.basename(real)):
+            tracked_files = [t for t in tracked_files if target_of(root, t) != real]
         env = dict(os.environ, PYTHONPATH=World.stubs, CH12_BUILD_DIR=self.run_all_build())
         p = subprocess.run(command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
         err = p.stderr.decode(errors="replace")
