@@ -52,6 +52,9 @@
 //    of every tile meet no block barrier at all, nor does the last exchange
 //    of each later stage; in a 16-block cluster's tile neither does stage 9,
 //    nor the last two exchanges of stage 13 (see round_base()).
+// 10. Pairs use both integer pipes. A compare-exchange of 64-bit words is
+//    compares and selects on the ALU pipe; the larger word is also x + y -
+//    min, which two multiply-adds compute on the FMA pipe (larger()).
 #pragma once
 
 #include <atomic>
@@ -136,17 +139,55 @@ __device__ __forceinline__ uint32_t round_index(uint32_t T, int b, int r) {
     return low | ((uint32_t)r << b) | high;
 }
 
+// Idea 10, for pairs: the larger word by the FMA pipe. A 64-bit min or max
+// is not one instruction: the SASS compares (two ISETPs, the halves) and
+// selects (SELs), all on the integer (ALU) pipe, which limits the tile
+// kernels of pairs. The other word of a pair {lo, hi} = {x, y} is x + y - lo,
+// exactly, in 32-bit wrap-around arithmetic, half by half (each half of
+// {lo, hi} is the same two halves of x and y). Written as two multiply-adds
+// by 1 and -1 that the compiler cannot see through (`one` comes from a kernel
+// argument), it runs as IMADs on the FMA pipe, idle until now. On the H200
+// (NOTES.md, round 8): batches of pairs 8 .. 15% faster. Keys are left as
+// they are: their min and max are one instruction each (VIMNMX), and the same
+// change won at most 3% for them, and lost 5% on one array of 2^16 keys.
+// Only Hopper's code (sm_90) takes it, the one GPU it was measured on (as
+// with the padded layout above).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900
+constexpr bool kLargerByFma = true;
+#else
+constexpr bool kLargerByFma = false;
+#endif
+__device__ __forceinline__ uint32_t other_by_fma(uint32_t x, uint32_t y, uint32_t lo, uint32_t one) {
+    uint32_t sum, out;
+    asm("mad.lo.u32 %0, %1, %2, %3;" : "=r"(sum) : "r"(x), "r"(one), "r"(y));           // x * 1 + y
+    asm("mad.lo.u32 %0, %1, %2, %3;" : "=r"(out) : "r"(lo), "r"(0u - one), "r"(sum));  // lo * -1 + (x + y)
+    return out;
+}
+template <typename W>
+__device__ __forceinline__ W larger(W x, W y, W lo, uint32_t one) {
+    if constexpr (sizeof(W) == 8 && kLargerByFma) {
+        const uint32_t hi = other_by_fma((uint32_t)(x >> 32), (uint32_t)(y >> 32), (uint32_t)(lo >> 32), one);
+        const uint32_t low = other_by_fma((uint32_t)x, (uint32_t)y, (uint32_t)lo, one);
+        return ((uint64_t)hi << 32) | low;
+    } else {
+        (void)lo;
+        (void)one;
+        return max(x, y);
+    }
+}
+
 // All steps at distance 2^(b+Q), on registers: pair r with r | 2^Q. Q is a
 // template argument so the register array is only indexed with constants (a
 // run-time index would push it to local memory). Ascending only (idea 4).
+// one: 1 (idea 10).
 template <int Q, typename W>
-__device__ __forceinline__ void register_step(W (&v)[kE]) {
+__device__ __forceinline__ void register_step(W (&v)[kE], uint32_t one) {
 #pragma unroll
     for (int r = 0; r < kE; ++r) {
         if (r & (1 << Q)) continue;
         const W x = v[r], y = v[r | (1 << Q)];
         v[r] = min(x, y);
-        v[r | (1 << Q)] = max(x, y);
+        v[r | (1 << Q)] = larger(x, y, v[r], one);
     }
 }
 
@@ -331,7 +372,7 @@ __device__ __forceinline__ void recomplement(W (&v)[kE], uint32_t index0) {
 template <int kTileBits, bool kScratch, int St, int LastSt, int Bit, int CurB, typename W>
 struct Schedule {
     __host__ __device__ static constexpr bool remote(int b) { return b + kLogE > kBlockBits; }
-    static __device__ __forceinline__ void run(W (&v)[kE], uint32_t* s, uint32_t T, uint32_t tile_base, int seg_bits) {
+    static __device__ __forceinline__ void run(W (&v)[kE], uint32_t* s, uint32_t T, uint32_t tile_base, int seg_bits, uint32_t one) {
         constexpr int NB = round_base(Bit, top_bit(St, kTileBits), kTileBits);
         if constexpr (NB != CurB) {
             round_io<CurB, true, remote(CurB), padded_layout(kTileBits, sizeof(W))>(v, s, T);
@@ -344,14 +385,14 @@ struct Schedule {
             if (St == seg_bits) recomplement<St - 1, 0, NB>(v, index0);
             else recomplement<St - 1, St, NB>(v, index0);
         }
-        register_step<Bit - NB>(v);
+        register_step<Bit - NB>(v, one);
         if constexpr (Bit > 0) {
-            Schedule<kTileBits, kScratch, St, LastSt, Bit - 1, NB, W>::run(v, s, T, tile_base, seg_bits);
+            Schedule<kTileBits, kScratch, St, LastSt, Bit - 1, NB, W>::run(v, s, T, tile_base, seg_bits, one);
         } else {
             if (kScratch && St == seg_bits) return;  // the arrays' last stage is done (layout b = 0)
             if constexpr (St < LastSt) {
                 Schedule<kTileBits, kScratch, St + 1, LastSt, top_bit(St + 1, kTileBits), NB, W>::run(
-                    v, s, T, tile_base, seg_bits);
+                    v, s, T, tile_base, seg_bits, one);
             } else if constexpr (kScratch) {
                 recomplement<St, 0, NB>(v, tile_base | round_index(T, NB, 0));
             }
@@ -368,9 +409,9 @@ struct Schedule {
 // from scratch is bound by its barriers, and a fourth block gives the SM a
 // warp to run while others wait (NOTES.md, round 3). For 64-bit words: three
 // in a cluster's tile sorted from scratch (arrays of 2^15 and 2^16 pairs 10 ..
-// 11% faster on the H200 than with two, round 5; for sm_90 ptxas spills 68 ..
-// 256 bytes a thread in the 2^14 .. 2^16 kernels, none in the padded 2^13
-// one), two elsewhere: with three, one-block tiles sorted arrays of 1024 and
+// 11% faster on the H200 than with two, round 5; for sm_90 ptxas spills 100
+// bytes a thread in the 2^16 kernel, none in the others since idea 10 (68 ..
+// 256 bytes in the 2^14 .. 2^16 kernels before)), two elsewhere: with three, one-block tiles sorted arrays of 1024 and
 // 4096 pairs 3.2 .. 3.4% slower (round 6); the tails were not timed.
 template <int kTileBits, bool kScratch, typename W>
 constexpr int kTileBlocksPerSM = sizeof(W) == 4 ? 4 : (kScratch && kTileBits > kBlockBits ? 3 : 2);
@@ -402,6 +443,7 @@ __global__ void __launch_bounds__(kThreads, kTileBlocksPerSM<kTileBits, kScratch
         }
         // The tail's stage k is above the tile: one direction for the whole tile.
         const W flip = (!kScratch && (tile_base & k)) ? ~W(0) : W(0);
+        const uint32_t one = io.total != 0;  // 1, but not to the compiler (idea 10)
         if constexpr (!kScratch) {
 #pragma unroll
             for (int r = 0; r < kE; ++r) v[r] ^= flip;
@@ -411,10 +453,10 @@ __global__ void __launch_bounds__(kThreads, kTileBlocksPerSM<kTileBits, kScratch
         if constexpr (kTileBits > kBlockBits) block_or_cluster_sync<true>();
 
         if constexpr (kScratch) {
-            Schedule<kTileBits, true, 1, kTileBits, 0, kFirstB, W>::run(v, s, T, tile_base, seg_bits);
+            Schedule<kTileBits, true, 1, kTileBits, 0, kFirstB, W>::run(v, s, T, tile_base, seg_bits, one);
         } else {
             Schedule<kTileBits, false, kTileBits + 1, kTileBits + 1, kTileBits - 1, kFirstB, W>::run(
-                v, s, T, tile_base, seg_bits);
+                v, s, T, tile_base, seg_bits, one);
 #pragma unroll
             for (int r = 0; r < kE; ++r) v[r] ^= flip;
         }
