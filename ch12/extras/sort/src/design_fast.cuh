@@ -52,9 +52,10 @@
 //    of every tile meet no block barrier at all, nor does the last exchange
 //    of each later stage; in a 16-block cluster's tile neither does stage 9,
 //    nor the last two exchanges of stage 13 (see round_base()).
-// 10. Pairs use both integer pipes. A compare-exchange of 64-bit words is
-//    compares and selects on the ALU pipe; the larger word is also x + y -
-//    min, which two multiply-adds compute on the FMA pipe (larger()).
+// 10. Pairs share their work with the FMA pipe. A compare-exchange of 64-bit
+//    words is compares and selects on the integer (ALU) pipe; the larger
+//    word is also x + y - min, which multiply-adds (IMAD, run by the pipe
+//    that does floating-point FMAs) compute half by half (larger()).
 #pragma once
 
 #include <atomic>
@@ -139,38 +140,42 @@ __device__ __forceinline__ uint32_t round_index(uint32_t T, int b, int r) {
     return low | ((uint32_t)r << b) | high;
 }
 
-// Idea 10, for pairs: the larger word by the FMA pipe. A 64-bit min or max
-// is not one instruction: the SASS compares (two ISETPs, the halves) and
-// selects (SELs), all on the integer (ALU) pipe, which limits the tile
-// kernels of pairs. The other word of a pair {lo, hi} = {x, y} is x + y - lo,
-// exactly, in 32-bit wrap-around arithmetic, half by half (each half of
-// {lo, hi} is the same two halves of x and y). Written as two multiply-adds
-// by 1 and -1 that the compiler cannot see through (`one` comes from a kernel
-// argument), it runs as IMADs on the FMA pipe, idle until now. On the H200
-// (NOTES.md, round 8): batches of pairs 8 .. 15% faster. Keys are left as
-// they are: their min and max are one instruction each (VIMNMX), and the same
-// change won at most 3% for them, and lost 5% on one array of 2^16 keys.
-// Only Hopper's code (sm_90) takes it, the one GPU it was measured on (as
-// with the padded layout above).
+// Idea 10, for pairs: the larger word partly on the FMA pipe. A 64-bit min
+// or max is not one instruction: the SASS compares (ISETPs, one a half) and
+// selects (SELs), all on the integer (ALU) pipe, which we take to limit the
+// tile kernels (NOTES.md, round 8). Why x + y - smaller is the larger word,
+// exactly: smaller is x or y as a WHOLE word, so in each 32-bit half, in
+// wrap-around arithmetic, x + y - smaller is the other word's half. Each half
+// is two multiply-adds, by 1 and by -1, with the 1 taken from a kernel
+// argument so that the compiler cannot fold them into ALU adds at the PTX
+// level (what ptxas makes of them was counted, not read: NOTES.md). On the
+// H200 (NOTES.md, round 8): batches of 1024, 4096 and 65536 pairs (the three
+// sizes timed) 8 .. 15% faster. Keys are left as they are: their min and max
+// are one instruction each (VIMNMX), and the same change won them at most 4%
+// (3% as routed) and lost 5% on one array of 2^16 keys. Only Hopper's code
+// (sm_90) takes it, the one GPU it was measured on (as with the padded layout
+// above).
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900
 constexpr bool kLargerByFma = true;
 #else
 constexpr bool kLargerByFma = false;
 #endif
-__device__ __forceinline__ uint32_t other_by_fma(uint32_t x, uint32_t y, uint32_t lo, uint32_t one) {
+// One 32-bit half: x + y - smaller, as two multiply-adds.
+__device__ __forceinline__ uint32_t other_by_fma(uint32_t x, uint32_t y, uint32_t smaller, uint32_t one) {
     uint32_t sum, out;
-    asm("mad.lo.u32 %0, %1, %2, %3;" : "=r"(sum) : "r"(x), "r"(one), "r"(y));           // x * 1 + y
-    asm("mad.lo.u32 %0, %1, %2, %3;" : "=r"(out) : "r"(lo), "r"(0u - one), "r"(sum));  // lo * -1 + (x + y)
+    asm("mad.lo.u32 %0, %1, %2, %3;" : "=r"(sum) : "r"(x), "r"(one), "r"(y));                // x * 1 + y
+    asm("mad.lo.u32 %0, %1, %2, %3;" : "=r"(out) : "r"(smaller), "r"(0u - one), "r"(sum));  // smaller * -1 + (x + y)
     return out;
 }
+// max(x, y), given smaller = min(x, y).
 template <typename W>
-__device__ __forceinline__ W larger(W x, W y, W lo, uint32_t one) {
+__device__ __forceinline__ W larger(W x, W y, W smaller, uint32_t one) {
     if constexpr (sizeof(W) == 8 && kLargerByFma) {
-        const uint32_t hi = other_by_fma((uint32_t)(x >> 32), (uint32_t)(y >> 32), (uint32_t)(lo >> 32), one);
-        const uint32_t low = other_by_fma((uint32_t)x, (uint32_t)y, (uint32_t)lo, one);
-        return ((uint64_t)hi << 32) | low;
+        const uint32_t high = other_by_fma((uint32_t)(x >> 32), (uint32_t)(y >> 32), (uint32_t)(smaller >> 32), one);
+        const uint32_t low = other_by_fma((uint32_t)x, (uint32_t)y, (uint32_t)smaller, one);
+        return ((uint64_t)high << 32) | low;
     } else {
-        (void)lo;
+        (void)smaller;
         (void)one;
         return max(x, y);
     }
@@ -411,8 +416,9 @@ struct Schedule {
 // in a cluster's tile sorted from scratch (arrays of 2^15 and 2^16 pairs 10 ..
 // 11% faster on the H200 than with two, round 5; for sm_90 ptxas spills 100
 // bytes a thread in the 2^16 kernel, none in the others since idea 10 (68 ..
-// 256 bytes in the 2^14 .. 2^16 kernels before)), two elsewhere: with three, one-block tiles sorted arrays of 1024 and
-// 4096 pairs 3.2 .. 3.4% slower (round 6); the tails were not timed.
+// 256 bytes in the 2^14 .. 2^16 kernels before)), two elsewhere: with three,
+// one-block tiles sorted arrays of 1024 and 4096 pairs 3.2 .. 3.4% slower
+// (round 6); the tails were not timed.
 template <int kTileBits, bool kScratch, typename W>
 constexpr int kTileBlocksPerSM = sizeof(W) == 4 ? 4 : (kScratch && kTileBits > kBlockBits ? 3 : 2);
 
