@@ -119,13 +119,15 @@ static_assert(pad(kBlockWords - 1) < kSlots, "a padded plane holds every slot");
 // padded tile needs 1 KiB (keys) or 2 KiB (pairs) more a block, which leaves
 // a T4 room for three blocks of keys an SM, not four, and an RTX 30 or 40
 // room for two blocks of pairs, not three.
+// kHopperCode: this is the code compiled for sm_90, the one GPU that the
+// choices measured only there (this layout, idea 10's larger()) were timed on.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900
-constexpr bool kPaddedArch = true;
+constexpr bool kHopperCode = true;
 #else
-constexpr bool kPaddedArch = false;
+constexpr bool kHopperCode = false;
 #endif
 __host__ __device__ constexpr bool padded_layout(int tile_bits, int word_bytes) {
-    return kPaddedArch && (tile_bits == kBlockBits || (tile_bits == kBlockBits + 1 && word_bytes == 8));
+    return kHopperCode && (tile_bits == kBlockBits || (tile_bits == kBlockBits + 1 && word_bytes == 8));
 }
 __host__ __device__ constexpr uint32_t plane_slots(int tile_bits, int word_bytes) {
     return padded_layout(tile_bits, word_bytes) ? kSlots : kBlockWords;
@@ -153,13 +155,8 @@ __device__ __forceinline__ uint32_t round_index(uint32_t T, int b, int r) {
 // sizes timed) 8 .. 15% faster. Keys are left as they are: their min and max
 // are one instruction each (VIMNMX), and the same change won them at most 4%
 // (3% as routed) and lost 5% on one array of 2^16 keys. Only Hopper's code
-// (sm_90) takes it, the one GPU it was measured on (as with the padded layout
-// above).
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900
-constexpr bool kLargerByFma = true;
-#else
-constexpr bool kLargerByFma = false;
-#endif
+// (sm_90) takes it, the one GPU it was measured on (kHopperCode, as with the
+// padded layout above).
 // One 32-bit half: x + y - smaller, as two multiply-adds.
 __device__ __forceinline__ uint32_t other_by_fma(uint32_t x, uint32_t y, uint32_t smaller, uint32_t one) {
     uint32_t sum, out;
@@ -170,7 +167,7 @@ __device__ __forceinline__ uint32_t other_by_fma(uint32_t x, uint32_t y, uint32_
 // max(x, y), given smaller = min(x, y).
 template <typename W>
 __device__ __forceinline__ W larger(W x, W y, W smaller, uint32_t one) {
-    if constexpr (sizeof(W) == 8 && kLargerByFma) {
+    if constexpr (sizeof(W) == 8 && kHopperCode) {
         const uint32_t high = other_by_fma((uint32_t)(x >> 32), (uint32_t)(y >> 32), (uint32_t)(smaller >> 32), one);
         const uint32_t low = other_by_fma((uint32_t)x, (uint32_t)y, (uint32_t)smaller, one);
         return ((uint64_t)high << 32) | low;
