@@ -245,6 +245,56 @@ static Request request(size_t count, size_t len, size_t stride, int turn, bool m
 static std::set<std::string> g_checked_exchanges;
 static int g_direct = 0;
 
+static int g_io_orders = 0;
+
+// ---- a window through shared memory in io order (design_window.cuh) -------------------------
+// Replays every thread's 16-byte copies of one window (block 0) into the
+// buffer, then every thread's reads of its io layout: each slot written once,
+// four consecutive words a chunk, each register the word the io layout holds
+// (its thread's consecutive words); a warp's copies and reads free of bank
+// conflicts. The stores are the same moves backwards.
+template <int E>
+static void check_io_order_e(const window::Pass& p, const std::string& what) {
+    const uint32_t slots = 1u << p.bits, threads = 1u << (p.bits - E), chunks = slots / 4;
+    std::vector<int64_t> buf(slots, -1);
+    bool once = true, order = true, words = true, banks = true;
+    for (uint32_t c = 0; c < chunks; ++c) {
+        const uint32_t place = window::io_chunk_place<E>(c), g = window::io_chunk_index(p, c);
+        order = order && (g & 3u) == 0;
+        for (uint32_t j = 0; j < 4; ++j) {
+            if (place >= chunks || buf[4 * place + j] >= 0) once = false;
+            else buf[4 * place + j] = g + j;
+        }
+    }
+    // The copies: chunk thread + i * threads, so a warp moves 32 consecutive
+    // chunks, each eight of them (one wavefront of 128 bytes) in eight different bank groups.
+    for (uint32_t c0 = 0; c0 < chunks; c0 += 8) {
+        uint32_t groups = 0;
+        for (uint32_t c = c0; c < c0 + 8; ++c) groups |= 1u << (window::io_chunk_place<E>(c) % 8);
+        banks = banks && groups == 0xFFu;
+    }
+    for (uint32_t t = 0; t < threads; ++t)
+        for (int r = 0; r < (1 << E); ++r)
+            words = words && buf[window::io_slot<E>(t, r)] == (int64_t)(window::io_index(p, 0, t) + (uint32_t)r);
+    // The reads: 16 bytes a lane, each quarter of a warp in eight bank groups.
+    for (uint32_t warp = 0; warp < threads; warp += 32)
+        for (int r = 0; r < (1 << E); r += 4)
+            for (uint32_t q = 0; q < 32; q += 8) {
+                uint32_t groups = 0;
+                for (uint32_t lane = q; lane < q + 8; ++lane) groups |= 1u << (window::io_slot<E>(warp + lane, r) / 4 % 8);
+                banks = banks && groups == 0xFFu;
+            }
+    expect(once, what + ": the io order fills each slot once");
+    expect(order, what + ": the io order moves four consecutive words a chunk");
+    expect(words, what + ": the io order gives every register the word of its io layout");
+    expect(banks, what + ": the io order's copies and reads are free of bank conflicts");
+    g_io_orders++;
+}
+static void check_io_order(const window::Pass& p, const std::string& what) {
+    if (p.reg_bits == 5) check_io_order_e<5>(p, what);
+    else check_io_order_e<6>(p, what);
+}
+
 // ---- the plans' structure -----------------------------------------------------------------
 // Replays a plan's operations to count its steps, and checks each exchange:
 // a bijection of slots on both sides, and no two lanes of a warp in one bank.
@@ -312,6 +362,7 @@ static void check_structure(const window::Shape& s) {
     expect((int)passes.size() == window::passes(s), what + ": passes() counts its passes");
     expect(lanes_ok, what + ": direct loads and stores read 32 consecutive words a warp");
     g_direct += direct;
+    for (const window::Pass& p : passes) check_io_order(p, what);
 }
 
 // ---- limits -----------------------------------------------------------------------------
@@ -661,6 +712,8 @@ int main(int argc, char** argv) {
                         check_structure(s);
                     }
     std::printf("%d direct loads and stores in the plans checked\n", g_direct);
+    std::printf("%d passes' io orders checked\n", g_io_orders);
+    expect(g_io_orders > 0, "some passes' io orders are checked");
     expect(g_direct > 0, "some plans load or store directly");
     test_shapes_and_trips();
     test_runs(quick);

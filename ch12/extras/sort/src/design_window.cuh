@@ -12,9 +12,11 @@
 // in 15 trips (2^14: 18).
 //
 // The kernel below is only the wrapper: it loads a thread's 2^E consecutive
-// words (16-byte loads where the words are dense, through the caller's
-// layout and key map where not) -- or, where the plan says so, its first
-// layout's words one a register, each warp 32 consecutive words --, runs
+// words (through shared memory, each warp 512 consecutive bytes, where the
+// words are dense order bits and the windows whole; else 16-byte loads where
+// the words are dense, through the caller's layout and key map where not)
+// -- or, where the plan says so, its first layout's words one a register,
+// each warp 32 consecutive words --, runs
 // window_core.h's run_pass() -- the same function the CPU test runs over
 // real arrays -- and stores them back the same way.
 // Arrays of up to 2^11 words (and, with clusters, arrays of up to 2^16 in
@@ -54,6 +56,82 @@ struct ThreadOfBlock {
     __device__ __forceinline__ uint32_t* smem() { return shared; }
 };
 
+// ---- loads and stores of the io layout, 512 bytes a warp ---------------------------------
+// Where every window is whole and the planes are dense, 16-byte aligned and
+// carry no key map (every pass but a sort's first and last, and those too
+// for uint32 keys ascending), the io layout's words go through shared
+// memory (window_core.h's io order): thread t copies chunks t + i * 2^(T-E),
+// i < 2^(E-2), whose global indices are block_base | own | part[i].
+template <int T, int E>
+struct IoChunks {
+    static constexpr int kChunks = 1 << (E - 2);
+    uint32_t own, part[kChunks];
+    __device__ __forceinline__ IoChunks(const Pass& p, uint32_t thread) {
+        own = io_chunk_index(p, thread);
+        uint32_t bit[E - 2];
+#pragma unroll
+        for (int b = 0; b < E - 2; ++b) bit[b] = 1u << p.window[T - E + b + 2];
+#pragma unroll
+        for (int i = 0; i < kChunks; ++i) {
+            part[i] = 0;
+#pragma unroll
+            for (int b = 0; b < E - 2; ++b)
+                if ((i >> b) & 1) part[i] |= bit[b];
+        }
+    }
+};
+
+// The window's words into the thread's registers (io layout), through s
+// (2^T slots a plane; nothing else uses it yet).
+template <int T, int E, typename W>
+__device__ __forceinline__ void load_io(const Planes& io, const Pass& pass, uint32_t block_base, uint32_t thread,
+                                        W (&v)[1 << E], uint32_t* s) {
+    const IoChunks<T, E> ch(pass, thread);
+#pragma unroll
+    for (int i = 0; i < IoChunks<T, E>::kChunks; ++i) {
+        const uint32_t c = thread + ((uint32_t)i << (T - E)), g = block_base | ch.own | ch.part[i];
+        const uint32_t at = 4 * io_chunk_place<E>(c);
+        *reinterpret_cast<uint4*>(s + at) = *reinterpret_cast<const uint4*>(io.keys + g);
+        if constexpr (sizeof(W) == 8)
+            *reinterpret_cast<uint4*>(s + (1u << T) + at) = *reinterpret_cast<const uint4*>(io.values + g);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int q = 0; q < (1 << E) / 4; ++q) {
+        const uint32_t at = io_slot<E>(thread, 4 * q);
+        const uint4 k = *reinterpret_cast<const uint4*>(s + at);
+        uint4 x = make_uint4(0, 0, 0, 0);
+        if constexpr (sizeof(W) == 8) x = *reinterpret_cast<const uint4*>(s + (1u << T) + at);
+        v[4 * q] = from_planes<W>(k.x, x.x), v[4 * q + 1] = from_planes<W>(k.y, x.y);
+        v[4 * q + 2] = from_planes<W>(k.z, x.z), v[4 * q + 3] = from_planes<W>(k.w, x.w);
+    }
+}
+// ... and back (the first barrier: every thread's last reads of s are done).
+template <int T, int E, typename W>
+__device__ __forceinline__ void store_io(const Planes& io, const Pass& pass, uint32_t block_base, uint32_t thread,
+                                         const W (&v)[1 << E], uint32_t* s) {
+    const IoChunks<T, E> ch(pass, thread);
+    __syncthreads();
+#pragma unroll
+    for (int q = 0; q < (1 << E) / 4; ++q) {
+        const uint32_t at = io_slot<E>(thread, 4 * q);
+        *reinterpret_cast<uint4*>(s + at) =
+            make_uint4(plane_hi(v[4 * q]), plane_hi(v[4 * q + 1]), plane_hi(v[4 * q + 2]), plane_hi(v[4 * q + 3]));
+        if constexpr (sizeof(W) == 8)
+            *reinterpret_cast<uint4*>(s + (1u << T) + at) =
+                make_uint4(plane_lo(v[4 * q]), plane_lo(v[4 * q + 1]), plane_lo(v[4 * q + 2]), plane_lo(v[4 * q + 3]));
+    }
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < IoChunks<T, E>::kChunks; ++i) {
+        const uint32_t c = thread + ((uint32_t)i << (T - E)), g = block_base | ch.own | ch.part[i];
+        const uint32_t at = 4 * io_chunk_place<E>(c);
+        *reinterpret_cast<uint4*>(io.keys + g) = *reinterpret_cast<const uint4*>(s + at);
+        if constexpr (sizeof(W) == 8)
+            *reinterpret_cast<uint4*>(io.values + g) = *reinterpret_cast<const uint4*>(s + (1u << T) + at);
+    }
+}
+
 // One pass: 2^(T-E) threads of 2^E words; shared memory 2^T words (dynamic).
 // Blocks of 512 threads get 128 registers a thread, smaller ones as many
 // with 2 or 4 blocks an SM.
@@ -69,6 +147,8 @@ __global__ void __launch_bounds__(1 << (T - E), (1 << (T - E)) >= 512 ? 1 : 512 
     // index has a word. With no key map to apply (every pass but a sort's
     // first and last) they are plain loads and stores.
     const bool raw_in = io.dense && is_identity(io.in), raw_out = io.dense && is_identity(io.out);
+    // The io layout through shared memory: raw planes, 16-byte aligned, every window whole.
+    const bool whole = io.vec && (io.total & ((uint64_t(1) << T) - 1)) == 0;
     if (pass.load_direct && raw_in) {
         for_each_direct<T, E>(pass.direct_load, block_base, thread, [&](int r, uint32_t g) {
             v[r] = detail::make_word<W>(io.keys[g], sizeof(W) == 8 ? io.values[g] : 0u);
@@ -76,6 +156,8 @@ __global__ void __launch_bounds__(1 << (T - E), (1 << (T - E)) >= 512 ? 1 : 512 
     } else if (pass.load_direct) {
         for_each_direct<T, E>(pass.direct_load, block_base, thread,
                               [&](int r, uint32_t g) { v[r] = detail::load_word<W>(io, g); });
+    } else if (raw_in && whole) {
+        load_io<T, E, W>(io, pass, block_base, thread, v, shared);
     } else {
 #pragma unroll
         for (int c = 0; c < (1 << E) / 16; ++c) {
@@ -95,6 +177,8 @@ __global__ void __launch_bounds__(1 << (T - E), (1 << (T - E)) >= 512 ? 1 : 512 
     } else if (pass.store_direct) {
         for_each_direct<T, E>(pass.direct_store, block_base, thread,
                               [&](int r, uint32_t g) { detail::store_word<W>(io, g, v[r]); });
+    } else if (raw_out && whole) {
+        store_io<T, E, W>(io, pass, block_base, thread, v, shared);
     } else {
 #pragma unroll
         for (int c = 0; c < (1 << E) / 16; ++c) {

@@ -274,6 +274,32 @@ BITONIC_HD void exchange_io(W (&v)[1 << E], uint32_t* s, const uint16_t* reg, co
     }
 }
 
+// ---- a window through shared memory in io order ------------------------------------------
+// Loaded and stored in the io layout one thread at a time, each thread's 2^E
+// consecutive words take 16-byte accesses that put a warp's 32 lanes on 32
+// different lines at every step. The kernel moves them through shared memory
+// instead, where the window sits in IO ORDER -- slot = thread << E | register,
+// in 16-byte chunks of four slots, chunk c at io_chunk_place(c) = c ^ ((c >>
+// (E - 2)) & 7) so that each quarter of a warp reads or writes eight
+// different bank groups -- and each warp copies 32 consecutive chunks between
+// there and global memory. Slot bit s holds global index bit window[s] (local
+// bit s), so chunk c holds the four words from io_chunk_index(c) on.
+BITONIC_HD uint32_t io_chunk_index(const Pass& p, uint32_t c) {
+    uint32_t g = 0;
+    for (int b = 0; b + 2 < p.bits; ++b) g |= ((c >> b) & 1u) << p.window[b + 2];
+    return g;
+}
+template <int E>
+BITONIC_HD uint32_t io_chunk_place(uint32_t c) {
+    static_assert(E >= 5, "at least eight chunks a thread");
+    return c ^ ((c >> (E - 2)) & 7u);
+}
+// The slot of register r of `thread`.
+template <int E>
+BITONIC_HD uint32_t io_slot(uint32_t thread, int r) {
+    return io_chunk_place<E>(thread << (E - 2) | (uint32_t)(r >> 2)) << 2 | (uint32_t)(r & 3);
+}
+
 // ---- a pass: the one loop the kernel and the CPU test share ------------------------------
 // Group: the threads of a block, as the caller runs them:
 //   g.each(f)     f(v, thread) for each thread the caller runs (the kernel:
