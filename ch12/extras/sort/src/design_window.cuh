@@ -12,7 +12,8 @@
 // in 15 trips (2^14: 18).
 //
 // The kernel below is only the wrapper: it loads a thread's 2^E consecutive
-// words (through shared memory, each warp 512 consecutive bytes, where the
+// words (through shared memory, each warp whole 128-byte lines -- 512
+// consecutive bytes, or 256 for 32 words a thread in some windows -- where the
 // words are dense order bits and the windows whole; else 16-byte loads where
 // the words are dense, through the caller's layout and key map where not)
 // -- or, where the plan says so, its first layout's words one a register,
@@ -56,10 +57,11 @@ struct ThreadOfBlock {
     __device__ __forceinline__ uint32_t* smem() { return shared; }
 };
 
-// ---- loads and stores of the io layout, 512 bytes a warp ---------------------------------
+// ---- loads and stores of the io layout, whole lines a warp -------------------------------
 // Where every window is whole and the planes are dense, 16-byte aligned and
-// carry no key map (every pass but a sort's first and last, and those too
-// for uint32 keys ascending), the io layout's words go through shared
+// carry no key map (the dense planes of order bits between passes, and the
+// caller's arrays when they are dense and their key map is the identity),
+// the io layout's words go through shared
 // memory (window_core.h's io order): thread t copies chunks t + i * 2^(T-E),
 // i < 2^(E-2), whose global indices are block_base | own | part[i].
 template <int T, int E>

@@ -281,9 +281,13 @@ BITONIC_HD void exchange_io(W (&v)[1 << E], uint32_t* s, const uint16_t* reg, co
 // instead, where the window sits in IO ORDER -- slot = thread << E | register,
 // in 16-byte chunks of four slots, chunk c at io_chunk_place(c) = c ^ ((c >>
 // (E - 2)) & 7) so that each quarter of a warp reads or writes eight
-// different bank groups -- and each warp copies 32 consecutive chunks between
-// there and global memory. Slot bit s holds global index bit window[s] (local
-// bit s), so chunk c holds the four words from io_chunk_index(c) on.
+// different bank groups -- and each warp copies 32 consecutive chunks (by
+// chunk number: 512 consecutive bytes of the array where window[5] and
+// window[6] are 5 and 6, two runs of 256 where, with 32 words a thread, they
+// are not; whole 128-byte lines always) between there and global memory.
+// Bit s of the io-order index (before the swizzle) is global index bit
+// window[s] (local bit s), so chunk c holds the four words from
+// io_chunk_index(c) on.
 BITONIC_HD uint32_t io_chunk_index(const Pass& p, uint32_t c) {
     uint32_t g = 0;
     for (int b = 0; b + 2 < p.bits; ++b) g |= ((c >> b) & 1u) << p.window[b + 2];
