@@ -15,7 +15,8 @@
 #                window kernels' registers and spills (cuobjdump, when there)
 #   bench.log    bitonic_sort_bench, median of 7, every result checked:
 #                one array of 2^20 .. 2^26 keys: fast, window (as routed: the
-#                fast design below 2^24 keys, the windows from there), CUB's
+#                fast design below 2^20 keys, 2^22 on GPUs without clusters,
+#                the windows from there), CUB's
 #                radix sort, and four pinned variants that take EVERY size
 #                (--window 15,14,14+tile,15+tile,13+tile: windows of 2^15
 #                keys, one block an SM, = round 1; of 2^14, two blocks an

@@ -384,8 +384,9 @@ static void check_windows_fit(const std::string& gpu, const Limits& l, const Tun
                    (T == window::kMinBits || fits(T)) && (T == window::kMaxBits - w || !fits(T + 1)),
                gpu + ": the largest window two blocks of which an SM holds, " + std::to_string(word) +
                    "-byte words: 2^" + std::to_string(T));
-        expect(t.window_from[w] == kWindowFromBits[w] && t.window_merge_from == kWindowMergeFromBits,
-               gpu + ": the windows take arrays of 2^22 keys and more, no pairs, no merges");
+        const int from = t.fast_cluster > 1 ? 20 : 22;  // after the cluster tiles, or from scratch
+        expect(t.window_from[w] == (w ? 32 : from) && t.window_merge_from == 32,
+               gpu + ": the windows take arrays of 2^" + std::to_string(from) + " keys and more, no pairs, no merges");
         for (int S = 1; S <= 31; ++S)
             for (uint64_t total : {uint64_t(1) << S, uint64_t(1) << 24, uint64_t(1) << 31}) {
                 if (total < (uint64_t(1) << S)) continue;
@@ -459,15 +460,21 @@ static void check_refused_pins() {
 }
 
 // Where the routes go on the H200 (tune()'s policy): the fast design up to
-// 2^21 keys, the windows (2^14, after the cluster tiles) from 2^22.
+// 2^19 keys, the windows after the cluster tiles from 2^20 (windows of 2^12
+// at 2^20 and of 2^13 at 2^21, so that every SM gets a block; 2^14 from 2^22).
 static void check_h200_routes() {
     Tuning t;
     tune(h200(), &t);
     expect(t.window_bits[0] == 14 && t.window_bits[1] == 13 && t.window_presort, "H200: windows of 2^14 keys, 2^13 pairs, after the fast design's tiles");
-    window::Route rt = window::route(t, 4, 20, uint64_t(1) << 20, false, true, false);
-    expect(rt.kernel == window::Kernel::fast, "H200: one array of 2^20 keys goes to the fast design");
+    window::Route rt = window::route(t, 4, 19, uint64_t(1) << 19, false, true, false);
+    expect(rt.kernel == window::Kernel::fast, "H200: one array of 2^19 keys goes to the fast design");
+    rt = window::route(t, 4, 20, uint64_t(1) << 20, false, true, false);
+    expect(rt.kernel == window::Kernel::window && rt.shape.bits == 12 && rt.shape.reg_bits == 5 &&
+               rt.shape.presorted == 16 && rt.passes == 9,
+           "H200: one array of 2^20 keys: the cluster tiles, then 8 window passes of 2^12 (" + std::to_string(rt.passes) + ")");
     rt = window::route(t, 4, 21, uint64_t(1) << 21, false, true, false);
-    expect(rt.kernel == window::Kernel::fast, "H200: one array of 2^21 keys goes to the fast design");
+    expect(rt.kernel == window::Kernel::window && rt.shape.bits == 13 && rt.shape.presorted == 16 && rt.passes == 10,
+           "H200: one array of 2^21 keys: the cluster tiles, then 9 window passes of 2^13 (" + std::to_string(rt.passes) + ")");
     for (int S : {22, 23}) {
         rt = window::route(t, 4, S, uint64_t(1) << S, false, true, false);
         expect(rt.kernel == window::Kernel::window && rt.shape.bits == 14 && rt.shape.presorted == 16,
@@ -485,6 +492,31 @@ static void check_h200_routes() {
         expect(window::route(t, 4, S, uint64_t(1) << 24, true, true, false).kernel == window::Kernel::fast,
                "H200: batches of 2^" + std::to_string(S) + " keys go to the fast design");
     expect(window::fused_words(t) == (uint64_t(1) << 16), "H200: the fused limit is the fast design's");
+    // A GPU without clusters (a T4, an RTX 4090) has no presort: its windows
+    // sort from scratch and keep the first run's route, 2^22 keys.
+    for (const char* name : {"t4", "rtx4090"}) {
+        Tuning tn;
+        tune(lowered(h200(), profile_by_name(name)), &tn);
+        const std::string gpu = name;
+        expect(!tn.window_presort, gpu + ": no presort");
+        for (int S : {20, 21})
+            expect(window::route(tn, 4, S, uint64_t(1) << S, false, true, false).kernel == window::Kernel::fast,
+                   gpu + ": one array of 2^" + std::to_string(S) + " keys goes to the fast design");
+        rt = window::route(tn, 4, 22, uint64_t(1) << 22, false, true, false);
+        expect(rt.kernel == window::Kernel::window && rt.shape.presorted == 0,
+               gpu + ": one array of 2^22 keys: window passes from scratch");
+    }
+    // A pin that turns the presort off (and leaves from_bits to the tuning)
+    // moves the route back to where windows from scratch start; on again, down.
+    WindowPin off;
+    off.presort = 0;
+    Tuning tp = t;
+    expect(pin_window(off, &tp).ok() && tp.window_from[0] == 22, "H200 pinned without the presort: windows from 2^22 keys");
+    off.presort = 1;
+    expect(pin_window(off, &tp).ok() && tp.window_from[0] == 20, "H200 pinned with the presort again: windows from 2^20 keys");
+    Tuning t4;
+    tune(lowered(h200(), profile_by_name("t4")), &t4);
+    expect(pin_window(off, &t4).ok() && t4.window_from[0] == 22, "t4 pinned with a presort (one-block tiles): windows from 2^22 keys");
 }
 
 // Trips at 2^24 (the numbers NOTES.md predicts from), per window size.
@@ -576,7 +608,7 @@ static void check_trips_of_windows() {
     tt1 = tt;
     pin_window(round1, &tt1);
     const uint64_t n24 = uint64_t(1) << 24;
-    // As tune() plans it on the H200: the fast design's trips below 2^22 keys
+    // As tune() plans it on the H200: the fast design's trips below 2^20 keys
     // (and for pairs and merges), the cluster tiles and 15 windows of 2^14 at
     // 2^24.
     Traffic x = trips(Design::window, th, 1, n24, false, false);
@@ -584,7 +616,13 @@ static void check_trips_of_windows() {
     x = trips(Design::window, th, 1, n24 * 4, false, false);
     expect(x.trips == 21, "window, 2^26 keys on the H200: the tiles and 20 passes (" + std::to_string(x.trips) + ")");
     x = trips(Design::window, th, 1, n24 / 16, false, false);
-    expect(x.trips == 9, "window, 2^20 keys on the H200: the fast design's 9 trips (" + std::to_string(x.trips) + ")");
+    expect(x.trips == 9, "window, 2^20 keys on the H200: the tiles and 8 passes (" + std::to_string(x.trips) + ")");
+    x = trips(Design::window, th, 1, n24 / 32, false, false);
+    expect(x.trips == 7, "window, 2^19 keys on the H200: the fast design's 7 trips (" + std::to_string(x.trips) + ")");
+    x = trips(Design::window, th, 1, n24 / 8, false, false);
+    expect(x.trips == 10 && trips(Design::fast, th, 1, n24 / 8, false, false).trips == 12,
+           "window, 2^21 keys on the H200: the tiles and 9 passes, where the fast design takes 12 (" +
+               std::to_string(x.trips) + ")");
     x = trips(Design::window, th, 1, n24, true, false);
     expect(x.trips == 21, "window, 2^24 pairs on the H200: the fast design's 21 trips (" + std::to_string(x.trips) + ")");
     x = trips(Design::window, th, 1 << 8, 1 << 16, false, false);

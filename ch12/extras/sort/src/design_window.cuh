@@ -22,8 +22,9 @@
 // real arrays -- and stores them back the same way.
 // Arrays of up to 2^11 words (and, with clusters, arrays of up to 2^16 in
 // small requests) go to the fast design's one-kernel tiles instead, arrays
-// shorter than the tuning's window_from (2^22 keys: from there the H200
-// measured the windows faster) to the fast design whole, and on a GPU with clusters
+// shorter than the tuning's window_from (2^20 keys after the cluster tiles,
+// 2^22 without: from there the H200 measured the windows faster) to the
+// fast design whole, and on a GPU with clusters
 // the fast design's tile kernel sorts each 2^16-word tile before the first
 // window pass (window::route(), which the trip count asks too).
 #pragma once

@@ -146,6 +146,13 @@ Limits lowered(const Limits& device, const Profile* profile) {
 }
 
 // ---- the tuning policy ------------------------------------------------------------------
+// Where the windows take over (tuning.h: kWindowFromBits): lower where the
+// cluster tiles sort first than where the windows sort from scratch.
+static void route_from(Tuning* t) {
+    const bool cluster_presort = t->window_presort && t->fast_cluster > 1;
+    for (int w = 0; w < 2; w++) t->window_from[w] = cluster_presort ? kWindowFromBits[w] : kWindowFromBitsNoPresort[w];
+}
+
 Status tune(const Limits& l, Tuning* out) {
     if (l.sms < 1 || l.threads_per_sm < 512)
         return failure(Errc::unsupported, "the device (or profile) runs fewer than 512 threads per SM");
@@ -172,10 +179,10 @@ Status tune(const Limits& l, Tuning* out) {
         };
         t.window_bits[w] = kWindowMinBits;
         while (t.window_bits[w] < top && fits(t.window_bits[w] + 1)) t.window_bits[w]++;
-        t.window_from[w] = kWindowFromBits[w];
     }
-    t.window_merge_from = kWindowMergeFromBits;
     t.window_presort = t.fast_tile_bits > t.window_bits[0];
+    route_from(&t);
+    t.window_merge_from = kWindowMergeFromBits;
     const int per_sm = std::max(1, l.threads_per_sm / kStreamThreads);
     t.stream_blocks = (uint32_t)l.sms * (uint32_t)per_sm * (uint32_t)kStreamWaves;
     *out = t;
@@ -191,7 +198,10 @@ Status pin_window(const WindowPin& pin, Tuning* t) {
         t->window_bits[0] = pin.bits;
         t->window_bits[1] = pin.bits - 1;
     }
-    if (pin.presort >= 0) t->window_presort = pin.presort != 0;
+    if (pin.presort >= 0) {
+        t->window_presort = pin.presort != 0;
+        route_from(t);  // from_bits below, where pinned, overrides it
+    }
     if (pin.from_bits != 0) {
         if (pin.from_bits < 1 || pin.from_bits > 32) return failure(Errc::unsupported, "a pinned from_bits must be 1 .. 32");
         t->window_from[0] = t->window_from[1] = t->window_merge_from = pin.from_bits;

@@ -86,14 +86,20 @@ constexpr int kWindowSmallTotalBits = 17;
 // barrier and while it loaded; two of 2^14 were 7% faster at 2^24 keys).
 constexpr int kWindowBlocksPerSm = 2;
 // Where the window passes take over from the fast design, measured on the
-// H200 (2026-12-01, median of 7, windows of 2^14 after the cluster tiles
-// against the fast design): 2.5% faster at 2^20 keys and 1.7% at 2^21
-// (within run-to-run noise: those stay on the fast design), 3.8% at 2^22,
-// 7.4% at 2^23, 14% at 2^24, 20% at 2^25 and 2^26. The rule, fixed before
-// that run: the smallest size where the windows win by more than 3%. So:
-// arrays of 2^22 keys and more.
+// H200 (median of 7, the windows after the cluster tiles against the fast
+// design, every result checked). The rule, fixed before the first such run:
+// the smallest size where the windows win by more than 3%. The first run
+// (2026-12-01) put that at 2^22 keys (2.5% at 2^20, 1.7% at 2^21); since the
+// windows load and store through shared memory (round 9), the run of
+// 2026-12-02 19:57 UTC gives 1.3 .. 1.8% at 2^19, 6.2 .. 6.6% at 2^20, 12% at 2^21,
+// 14% at 2^22, 17% at 2^23, 24% at 2^24. So: arrays of 2^20 keys and more,
+// where the cluster tiles come first (GPUs with clusters). Without clusters
+// the windows sort from scratch (round 2, on the H200: 36% slower than the
+// fast design at 2^20), and no run has compared them there below 2^22: those
+// GPUs keep the first run's route.
 // Pairs and merges: never (not measured faster anywhere yet).
-constexpr int kWindowFromBits[2] = {22, 32};  // sorts of keys, of pairs; 32: never
+constexpr int kWindowFromBits[2] = {20, 32};           // sorts of keys, of pairs, after the cluster tiles; 32: never
+constexpr int kWindowFromBitsNoPresort[2] = {22, 32};  // the same without clusters
 constexpr int kWindowMergeFromBits = 32;
 
 struct Tuning {
@@ -113,8 +119,8 @@ struct Tuning {
     int window_bits[2] = {0, 0};
     // Its first stages by the fast design's tile kernel (where that tile is
     // larger than a window: clusters), and the arrays it takes from the fast
-    // design: 2^window_from[w] words and more (kWindowFromBits), merges
-    // 2^window_merge_from.
+    // design: 2^window_from[w] words and more (kWindowFromBits after the
+    // cluster tiles, else kWindowFromBitsNoPresort), merges 2^window_merge_from.
     bool window_presort = false;
     int window_from[2] = {32, 32};
     int window_merge_from = 32;
