@@ -18,6 +18,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compare_output  # noqa: E402
 import suite  # noqa: E402
+from testing_support import atomic_pid_write, until_ready, wait_for  # noqa: E402
 
 
 def program(code):
@@ -253,21 +254,29 @@ class CompareOutputTest(unittest.TestCase):
     def test_a_child_in_a_session_of_its_own_holding_stdout_is_reported_not_waited_for(self):
         # Issue 25, item 14: a process in a session of its own is no longer out
         # of reach: the supervisor stops it with the program (it was left running).
+        # The program must have started that process before the timeout fires:
+        # until_ready() gives it more time on a loaded machine.
         pid_file = os.path.join(self.tmp.name, "escaped.pid")
         code = ("import subprocess, sys, time; "
-                "c = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)'], start_new_session=True); "
-                "open(%r, 'w').write(str(c.pid)); time.sleep(30)" % pid_file)
-        start = time.monotonic()
-        rc, out, _ = self.run_tool("--timeout", "1", "--expect-empty-stdout", *program(code))
-        took = time.monotonic() - start
+                "c = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)'], start_new_session=True); "
+                + atomic_pid_write(pid_file, "c.pid") + "; time.sleep(300)")
+
+        def attempt(timeout):
+            start = time.monotonic()
+            rc, out, _ = self.run_tool("--timeout", "%g" % timeout, "--expect-empty-stdout", *program(code))
+            return rc, out, time.monotonic() - start
+
+        (rc, out, took), timeout = until_ready(attempt, lambda: os.path.exists(pid_file))
+        self.assertTrue(os.path.exists(pid_file), "the program never started its child: " + out)
         with open(pid_file) as f:
             escaped = int(f.read())
         alive = wait_gone(escaped)
         if alive:
             os.kill(escaped, 9)
         self.assertEqual(rc, 1, out)
-        self.assertLess(took, 15, "it waited for the escaped process")
-        self.assertIn("ran past the 1 s timeout", out)
+        self.assertGreaterEqual(took, timeout, "the timeout fired early")
+        self.assertLess(took, timeout + 60, "it waited for the escaped process (which sleeps 300 s)")
+        self.assertIn("ran past the %g s timeout" % timeout, out)
         self.assertIn("sessions of their own", out)
         self.assertFalse(alive, "the process in a session of its own was left running")
 
@@ -275,17 +284,19 @@ class CompareOutputTest(unittest.TestCase):
     def test_a_program_that_exits_leaving_a_process_holding_its_output_fails_and_that_process_is_stopped(self):
         pid_file = os.path.join(self.tmp.name, "left.pid")
         code = ("import subprocess, sys; "
-                "c = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)'], start_new_session=True); "
-                "open(%r, 'w').write(str(c.pid)); print('done')" % pid_file)
+                "c = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)'], start_new_session=True); "
+                + atomic_pid_write(pid_file, "c.pid") + "; print('done')")
         start = time.monotonic()
-        rc, out, _ = self.run_tool("--timeout", "20", "--expect-line", "done", *program(code))
+        rc, out, _ = self.run_tool("--timeout", "200", "--expect-line", "done", *program(code))
+        took = time.monotonic() - start
         with open(pid_file) as f:
             left = int(f.read())
         alive = wait_gone(left)
         if alive:
             os.kill(left, 9)
         self.assertEqual(rc, 1, out)
-        self.assertLess(time.monotonic() - start, 15)
+        # (the process it left sleeps 300 s: a tool that waited for it would take that long)
+        self.assertLess(took, 100, "it waited for the process left holding its output")
         self.assertIn("still held its output open", out)
         self.assertFalse(alive, "the process it left was not stopped")
 
@@ -301,13 +312,14 @@ class CompareOutputTest(unittest.TestCase):
             tool = subprocess.Popen([sys.executable, "-S", compare_output.__file__, "--timeout", "60",
                                      "--expect-empty-stdout", "--", sys.executable, "-c", code],
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-            deadline = time.time() + 20
-            while not os.path.exists(pid_file) and time.time() < deadline:
-                time.sleep(0.05)
+            if not wait_for(lambda: os.path.exists(pid_file) or tool.poll() is not None, 60) \
+                    or not os.path.exists(pid_file):
+                tool.kill()
+                self.fail("the program never started: %r" % (tool.communicate()[1][-2000:],))
             with open(pid_file) as f:
                 pids = [int(x) for x in f.read().split()]
             tool.send_signal(sig)
-            out, err = tool.communicate(timeout=20)
+            out, err = tool.communicate(timeout=60)
             self.assertEqual(tool.returncode, status, err)
             self.assertNotIn(b"Traceback", out + err)
             self.assertIn(b"interrupted by " + signal.Signals(sig).name.encode(), err)
@@ -334,17 +346,28 @@ class CompareOutputTest(unittest.TestCase):
     def test_timeout_kills_the_whole_process_group(self):
         pid_file = os.path.join(self.tmp.name, "child.pid")
         code = ("import subprocess, sys, time; "
-                "c = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); "
-                "open(%r, 'w').write(str(c.pid)); time.sleep(60)" % pid_file)
-        rc, out, _ = self.run_tool("--timeout", "1.5", "--expect-empty-stdout", *program(code))
-        self.assertEqual(rc, 1)
-        self.assertIn("timeout", out)
+                "c = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)']); "
+                + atomic_pid_write(pid_file, "c.pid") + "; time.sleep(300)")
+
+        def attempt(timeout):
+            start = time.monotonic()
+            rc, out, _ = self.run_tool("--timeout", "%g" % timeout, "--expect-empty-stdout", *program(code))
+            return rc, out, time.monotonic() - start
+
+        (rc, out, took), timeout = until_ready(attempt, lambda: os.path.exists(pid_file), first=1.5)
+        self.assertTrue(os.path.exists(pid_file), "the program never started its child: " + out)
         with open(pid_file) as f:
             child = int(f.read())
-        deadline = time.time() + 5
-        while time.time() < deadline and process_alive(child):
-            time.sleep(0.05)
-        self.assertFalse(process_alive(child), "the grandchild outlived the timeout")
+        alive = wait_gone(child, 5)
+        if alive:
+            os.kill(child, 9)
+        self.assertEqual(rc, 1)
+        self.assertIn("ran past the %g s timeout" % timeout, out)
+        self.assertGreaterEqual(took, timeout, "the timeout fired early")
+        # (the grandchild sleeps 300 s: a tool that waited for it, or for the
+        # output it holds, would take that long)
+        self.assertLess(took, timeout + 60, "it waited for the grandchild")
+        self.assertFalse(alive, "the grandchild outlived the timeout")
 
     def test_stdout_to_dev_full_sees_the_exit_status(self):
         rc, out, _ = self.run_tool("--stdout-to", os.devnull, "--expect-exit", "3", *program("import sys; sys.exit(3)"))

@@ -136,6 +136,29 @@ def wait_for(condition, seconds=60, poll=0.02):
     return condition()
 
 
+def until_ready(attempt, ready, first=1.0, most=32.0):
+    """For a test of a tool's --timeout whose program must get ready first
+    (start a child, install a handler) or the run tests nothing: runs
+    attempt(timeout) with timeout = first seconds and, while ready() is false
+    after the run, again with twice the time, up to most. On a loaded machine
+    a program can take longer than a second to start; the test then waits
+    for a run in which it got ready, never for a guessed time. Returns
+    (attempt's result, the timeout of that run); the test asserts ready()."""
+    timeout = first
+    while True:
+        result = attempt(timeout)
+        if ready() or timeout * 2 > most:
+            return result, timeout
+        timeout *= 2
+
+
+def atomic_pid_write(path, expression):
+    """Python source that writes str(expression) to path in one step (a
+    temporary file renamed), so that a file there is never half written."""
+    return "open(%r, 'w').write(str(%s)); __import__('os').rename(%r, %r)" % (
+        path + ".tmp", expression, path + ".tmp", path)
+
+
 def sleeper(folder):
     """A program that starts a child in its own process group, and one in a
     session of its own (as chromedriver starts Chromium), writes its pid and
@@ -204,9 +227,10 @@ def stub_matplotlib(folder):
     return os.path.join(folder, "stubs")
 
 
-def signalled(command, sig, env, pidfile, start_seconds=60, cwd=None):
+def signalled(command, sig, env, pidfile, start_seconds=60, cwd=None, after_seconds=60):
     """Starts command, waits until its program wrote pidfile, sends sig; returns
-    (exit status, stdout, stderr, pids in pidfile)."""
+    (exit status, stdout, stderr, pids in pidfile). A tool that has not ended
+    after_seconds after the signal is killed and fails the test."""
     tool = subprocess.Popen(command, env=dict(os.environ, CH12_TEST_PIDFILE=pidfile, **env), cwd=cwd,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     started = wait_for(lambda: os.path.exists(pidfile) or tool.poll() is not None, start_seconds)
@@ -217,7 +241,13 @@ def signalled(command, sig, env, pidfile, start_seconds=60, cwd=None):
     with open(pidfile) as f:
         pids = [int(x) for x in f.read().split()]
     tool.send_signal(sig)
-    out, err = tool.communicate(timeout=60)
+    try:
+        out, err = tool.communicate(timeout=after_seconds)
+    except subprocess.TimeoutExpired:
+        tool.kill()
+        out, err = tool.communicate()
+        raise AssertionError("the tool had not ended %g s after the signal (%s): %r"
+                             % (after_seconds, command, (out + err)[-2000:]))
     return tool.returncode, out.decode(errors="replace"), err.decode(errors="replace"), pids
 
 

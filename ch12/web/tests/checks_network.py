@@ -114,7 +114,7 @@ def every_control(page, check, view):
     ch12page.record_steps(page)
     page.js("document.activeElement.blur();")
     page.keys(KEY["space"])
-    page.wait_for("return window.__steps.length >= 1", timeout=30, what="Space to start play")
+    page.wait_for("return window.__steps.length >= 1", timeout=120, what="Space to start play")
     page.keys(KEY["space"])
     paused = page.js("""const b = document.getElementById('net-play');
         return {pressed: b.getAttribute('aria-pressed'), text: b.textContent, step: +document.getElementById('net-svg').dataset.step};""")

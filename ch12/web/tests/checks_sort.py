@@ -176,7 +176,7 @@ def check_responsive(check):
         check.equal("61's trap, ticked while the sort runs: its program printed", (result["state"], result["exit"]),
                     ("done", "1"))
         print(f"61's trap printed in {time.monotonic() - started:.2f} s while the sort ran")
-        ch12page.lesson(page, "61", trap=False, timeout=30)
+        ch12page.lesson(page, "61", trap=False, timeout=120)
         later = float(page.wait_for("""const r = document.getElementById('sort-result');
             return +r.dataset.passesDone > +arguments[0] && r.dataset.passesDone;""", first, timeout=60,
                                     what="the sort's progress to move"))

@@ -178,7 +178,7 @@ class Page:
             [self.chromedriver, f"--port={port}", f"--log-path={self.driver_log}"],
             grace=3, env=dict(os.environ, TMPDIR=browser_tmp),
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 90
         while True:
             try:
                 if self._call("GET", "/status", timeout=2).get("ready"):
@@ -324,5 +324,5 @@ class Page:
 
     def console_errors(self):
         """The browser's console messages of level SEVERE (chromedriver's log endpoint)."""
-        entries = self._call("POST", f"/session/{self.session}/se/log", {"type": "browser"}, timeout=10)
+        entries = self._call("POST", f"/session/{self.session}/se/log", {"type": "browser"}, timeout=60)
         return [e.get("message", "") for e in entries or [] if e.get("level") == "SEVERE"]
