@@ -9,7 +9,6 @@ import contextlib
 import io
 import os
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -18,7 +17,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compare_output  # noqa: E402
 import suite  # noqa: E402
-from testing_support import atomic_pid_write, until_ready, wait_for  # noqa: E402
+from testing_support import atomic_pid_write, signalled, until_ready  # noqa: E402
 
 
 def program(code):
@@ -260,13 +259,9 @@ class CompareOutputTest(unittest.TestCase):
         code = ("import subprocess, sys, time; "
                 "c = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)'], start_new_session=True); "
                 + atomic_pid_write(pid_file, "c.pid") + "; time.sleep(300)")
-
-        def attempt(timeout):
-            start = time.monotonic()
-            rc, out, _ = self.run_tool("--timeout", "%g" % timeout, "--expect-empty-stdout", *program(code))
-            return rc, out, time.monotonic() - start
-
-        (rc, out, took), timeout = until_ready(attempt, lambda: os.path.exists(pid_file))
+        (rc, out, _), timeout, took = until_ready(
+            lambda timeout: self.run_tool("--timeout", "%g" % timeout, "--expect-empty-stdout", *program(code)),
+            lambda: os.path.exists(pid_file))
         self.assertTrue(os.path.exists(pid_file), "the program never started its child: " + out)
         with open(pid_file) as f:
             escaped = int(f.read())
@@ -309,20 +304,12 @@ class CompareOutputTest(unittest.TestCase):
                     "c = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); "
                     "open(%r + '.tmp', 'w').write('%%d %%d' %% (os.getpid(), c.pid)); "
                     "os.rename(%r + '.tmp', %r); time.sleep(60)" % (pid_file, pid_file, pid_file))
-            tool = subprocess.Popen([sys.executable, "-S", compare_output.__file__, "--timeout", "60",
-                                     "--expect-empty-stdout", "--", sys.executable, "-c", code],
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-            if not wait_for(lambda: os.path.exists(pid_file) or tool.poll() is not None, 60) \
-                    or not os.path.exists(pid_file):
-                tool.kill()
-                self.fail("the program never started: %r" % (tool.communicate()[1][-2000:],))
-            with open(pid_file) as f:
-                pids = [int(x) for x in f.read().split()]
-            tool.send_signal(sig)
-            out, err = tool.communicate(timeout=60)
-            self.assertEqual(tool.returncode, status, err)
-            self.assertNotIn(b"Traceback", out + err)
-            self.assertIn(b"interrupted by " + signal.Signals(sig).name.encode(), err)
+            rc, out, err, pids = signalled([sys.executable, "-S", compare_output.__file__, "--timeout", "60",
+                                            "--expect-empty-stdout", "--", sys.executable, "-c", code],
+                                           sig, {}, pid_file)
+            self.assertEqual(rc, status, err)
+            self.assertNotIn("Traceback", out + err)
+            self.assertIn("interrupted by " + signal.Signals(sig).name, err)
             for pid in pids:
                 deadline = time.time() + 5
                 while time.time() < deadline and process_alive(pid):
@@ -348,13 +335,9 @@ class CompareOutputTest(unittest.TestCase):
         code = ("import subprocess, sys, time; "
                 "c = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)']); "
                 + atomic_pid_write(pid_file, "c.pid") + "; time.sleep(300)")
-
-        def attempt(timeout):
-            start = time.monotonic()
-            rc, out, _ = self.run_tool("--timeout", "%g" % timeout, "--expect-empty-stdout", *program(code))
-            return rc, out, time.monotonic() - start
-
-        (rc, out, took), timeout = until_ready(attempt, lambda: os.path.exists(pid_file), first=1.5)
+        (rc, out, _), timeout, took = until_ready(
+            lambda timeout: self.run_tool("--timeout", "%g" % timeout, "--expect-empty-stdout", *program(code)),
+            lambda: os.path.exists(pid_file), first=1.5)
         self.assertTrue(os.path.exists(pid_file), "the program never started its child: " + out)
         with open(pid_file) as f:
             child = int(f.read())

@@ -26,7 +26,6 @@ import stat
 import subprocess
 import sys
 import tempfile
-import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -52,14 +51,13 @@ class Case(unittest.TestCase):
     def path(self, *parts):
         return os.path.join(self.t, *parts)
 
-    def assertStopped(self, command, sig, status, env=None, cwd=None, tag="", after_seconds=60):
+    def assertStopped(self, command, sig, status, env=None, cwd=None, tag=""):
         """command, once its program runs, gets sig: it exits status within
-        after_seconds, with no traceback, and nothing it started is left running."""
+        60 s, with no traceback, and nothing it started is left running."""
         marks = leak_env()
         pidfile = self.path("pids.%s%d" % (tag, sig))
         try:
-            rc, out, err, pids = signalled(command, sig, dict(marks, **(env or {})), pidfile, cwd=cwd,
-                                           after_seconds=after_seconds)
+            rc, out, err, pids = signalled(command, sig, dict(marks, **(env or {})), pidfile, cwd=cwd)
         finally:
             left = leftovers(marks)
         name = signal.Signals(sig).name
@@ -155,12 +153,10 @@ class SupervisorTest(Case):
             for stale in (env["CH12_TEST_PIDFILE"], cleaned):   # (what an attempt that was not ready left)
                 if os.path.exists(stale):
                     os.remove(stale)
-            start = time.monotonic()
-            result = run([PY, COMPARE, "--timeout", "%g" % timeout, "--expect-line=x", "--", PY, cleaner(self.t)],
-                         env=env)
-            return result + (time.monotonic() - start,)
+            return run([PY, COMPARE, "--timeout", "%g" % timeout, "--expect-line=x", "--", PY, cleaner(self.t)],
+                       env=env)
 
-        (rc, out, err, took), timeout = until_ready(attempt, lambda: os.path.exists(env["CH12_TEST_PIDFILE"]))
+        (rc, out, err), timeout, took = until_ready(attempt, lambda: os.path.exists(env["CH12_TEST_PIDFILE"]))
         left = leftovers(marks)
         self.assertGreaterEqual(took, timeout, "the timeout fired early")
         self.assertTrue(os.path.exists(env["CH12_TEST_PIDFILE"]), "the cleaner never got ready: " + out + err)
@@ -184,8 +180,7 @@ class SupervisorTest(Case):
                     "os.rename(p + '.tmp', p)\ntime.sleep(600)\n")
         # It sleeps 600 s and ignores SIGTERM: only the SIGKILL after the grace
         # (10 s) ends it within the 60 s that assertStopped allows after the signal.
-        self.assertStopped([PY, COMPARE, "--timeout", "600", "--expect-line=x", "--", PY, prog], signal.SIGTERM, 143,
-                           after_seconds=60)
+        self.assertStopped([PY, COMPARE, "--timeout", "600", "--expect-line=x", "--", PY, prog], signal.SIGTERM, 143)
 
     def test_a_second_signal_during_the_stop_is_no_traceback_and_still_stops_everything(self):
         marks = leak_env()

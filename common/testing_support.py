@@ -143,12 +143,15 @@ def until_ready(attempt, ready, first=1.0, most=32.0):
     after the run, again with twice the time, up to most. On a loaded machine
     a program can take longer than a second to start; the test then waits
     for a run in which it got ready, never for a guessed time. Returns
-    (attempt's result, the timeout of that run); the test asserts ready()."""
+    (attempt's result, the timeout of that run, the seconds that run took);
+    the test asserts ready()."""
     timeout = first
     while True:
+        start = time.monotonic()
         result = attempt(timeout)
+        took = time.monotonic() - start
         if ready() or timeout * 2 > most:
-            return result, timeout
+            return result, timeout, took
         timeout *= 2
 
 
