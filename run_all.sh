@@ -21,9 +21,10 @@ esac
 # found), else python3 on PATH. -S: the tools use the standard library only,
 # and nothing installed in site-packages changes them.
 if [ -n "${CH12_PYTHON:-}" ]; then
-  if [ ! -f "$CH12_PYTHON" ] || [ ! -x "$CH12_PYTHON" ]; then
-    echo "run_all.sh: CH12_PYTHON names '$CH12_PYTHON', which is not a program." \
-         "Name a Python 3.8 or newer there, or unset CH12_PYTHON to use python3 on PATH." >&2
+  if [ ! -f "$CH12_PYTHON" ] || [ ! -x "$CH12_PYTHON" ] ||
+     [ "$("$CH12_PYTHON" -S -c 'import sys; print("python", sys.version_info >= (3, 8))' 2>/dev/null)" != "python True" ]; then
+    echo "run_all.sh: CH12_PYTHON names '$CH12_PYTHON', which is not a Python 3.8 or newer." \
+         "Name one there, or unset CH12_PYTHON to use python3 on PATH." >&2
     exit 1
   fi
   exec "$CH12_PYTHON" -S "$here/common/run_all.py" "$@"

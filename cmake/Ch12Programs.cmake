@@ -530,7 +530,7 @@ endfunction()
 # of its runs (given as "<mode>|<record>" pairs in ARGN: mode run, replay or web).
 # group: lesson, trap, extra, exercise or web; of: the lesson a trap or web row follows.
 function(ch12_table_row)
-  cmake_parse_arguments(R "STARTER_AS_SHIPPED;NOT_BY_DEFAULT" "ID;NAME;KIND;SECTION;WHAT;GROUP;OF;UNBUILT;CHECK_VERSION;ERRATA"
+  cmake_parse_arguments(R "STARTER_AS_SHIPPED;NOT_BY_DEFAULT" "ID;NAME;KIND;SECTION;WHAT;GROUP;OF;UNBUILT;CHECK_VERSION;ERRATA;STARTER;SHIPPED_SHA256"
                         "EXPECT_LINE;RUNS" ${ARGN})
   set(runs "")
   set(sep "")
@@ -545,7 +545,7 @@ function(ch12_table_row)
     string(APPEND runs "${sep}{\"mode\": \"${mode}\", \"record\": ${record}}")
     set(sep ", ")
   endwhile()
-  foreach(field ID NAME KIND SECTION WHAT GROUP OF CHECK_VERSION ERRATA)
+  foreach(field ID NAME KIND SECTION WHAT GROUP OF CHECK_VERSION ERRATA STARTER SHIPPED_SHA256)
     ch12_json_string(j${field} "${R_${field}}")
   endforeach()
   ch12_json_list(jlines R_EXPECT_LINE)
@@ -557,7 +557,7 @@ function(ch12_table_row)
   if(R_NOT_BY_DEFAULT)
     set(by_default false)
   endif()
-  set(row "{\"id\": ${jID}, \"name\": ${jNAME}, \"kind\": ${jKIND}, \"section\": ${jSECTION}, \"what\": ${jWHAT}, \"group\": ${jGROUP}, \"of\": ${jOF}, \"starter_as_shipped\": ${starter}, \"expect_lines\": ${jlines}, \"by_default\": ${by_default}, \"check_version\": ${jCHECK_VERSION}, \"errata\": ${jERRATA}, \"runs\": [${runs}]}")
+  set(row "{\"id\": ${jID}, \"name\": ${jNAME}, \"kind\": ${jKIND}, \"section\": ${jSECTION}, \"what\": ${jWHAT}, \"group\": ${jGROUP}, \"of\": ${jOF}, \"starter_as_shipped\": ${starter}, \"starter\": ${jSTARTER}, \"shipped_sha256\": ${jSHIPPED_SHA256}, \"expect_lines\": ${jlines}, \"by_default\": ${by_default}, \"check_version\": ${jCHECK_VERSION}, \"errata\": ${jERRATA}, \"runs\": [${runs}]}")
   ch12_append_json(CH12_ROWS "${row}")
 endfunction()
 

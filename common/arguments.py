@@ -148,6 +148,11 @@ class _Once(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
+# What a tool takes from argparse, through here (tool_rules: argparse is built here only).
+REMAINDER = argparse.REMAINDER
+ArgumentTypeError = argparse.ArgumentTypeError
+
+
 class Parser(argparse.ArgumentParser):
     """argparse with the companion's rules: a bad command line prints the usage
     and one line naming the problem on stderr, and exits 2; an option that

@@ -11,11 +11,14 @@ Exit status 0 when every replay golden holds, 1 when one does not (each
 problem is printed), 2 when there are none.
 """
 
-import argparse
-import glob
 import os
-import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import supervisor  # noqa: E402  (first: the signal handlers are in place before any other import)
+import arguments  # noqa: E402  (the command line)
+import glob
+import re
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -51,7 +54,7 @@ def problems_of(path):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = arguments.Parser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--golden-dir", default=os.path.join(REPO, "expected_output"))
     args = parser.parse_args()
     paths = sorted(glob.glob(os.path.join(args.golden_dir, "*.replay.txt")))

@@ -24,16 +24,19 @@ is the stand-in itself: it prints FILE (what the program's --help printed)
 on stderr, ignores its arguments, and exits 2.
 """
 
-import argparse
-import concurrent.futures
-import json
 import os
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import supervisor  # noqa: E402  (every program it runs: started, stopped, and stopped on a signal)
+import supervisor  # noqa: E402  (first: the signal handlers are in place before any other import)
+import arguments  # noqa: E402  (the command line)
+import delete_policy  # noqa: E402  (its scratch folder)
+import write_policy  # noqa: E402  (the usages kept there)
+import concurrent.futures
+import json
+import subprocess
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
 def stand_in(usage_file):
@@ -45,7 +48,7 @@ def stand_in(usage_file):
 def main():
     if sys.argv[1:2] == ["--stand-in"]:
         return stand_in(sys.argv[2])
-    ap = argparse.ArgumentParser(description="Every usage test must fail against the usage alone.")
+    ap = arguments.Parser(description="Every usage test must fail against the usage alone.")
     ap.add_argument("--build-dir", required=True)
     ap.add_argument("--ctest", help="ctest, to list the tests named usage_* (each must be recorded)")
     a = ap.parse_args()
@@ -75,9 +78,7 @@ def main():
             if helped.returncode != 0 or "usage:" not in text.lower():
                 usages[key] = (None, "%s --help printed no usage (exit %d)" % (" ".join(program), helped.returncode))
             else:
-                path = os.path.join(scratch.name, "usage%d.txt" % len(usages))
-                with open(path, "wb") as f:
-                    f.write(helped.stdout)
+                path = write_policy.new_file(os.path.join(scratch, "usage%d.txt" % len(usages)), helped.stdout)
                 usages[key] = (text, path)
         return usages[key]
 
@@ -104,12 +105,12 @@ def main():
 
     runnable = [t for t in recorded if not t["unbuilt"]]
     skipped = len(recorded) - len(runnable)
-    scratch = tempfile.TemporaryDirectory()
-    with scratch:
-        for t in runnable:  # the usages first, one program at a time
-            usage_of(t["program"])
-        with concurrent.futures.ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
-            results = list(pool.map(check_one, runnable))
+    scratch = delete_policy.temporary_folder("ch12-usage-")   # (removed at exit, and on a signal)
+    for t in runnable:  # the usages first, one program at a time
+        usage_of(t["program"])
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
+        results = list(pool.map(check_one, runnable))
+    delete_policy.remove(scratch)
     checked = len(runnable)
     weak = [r for r in results if r]
     problems += weak

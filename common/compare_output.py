@@ -26,6 +26,11 @@ processes in sessions of their own too -- is stopped, so nothing it started
 outlives this tool. A process it started that still holds its output open
 2 s after it exited makes the verdict FAIL (and is stopped).
 
+The output is checked as it streams: what is kept of it is bounded (8 MiB
+beyond the golden's size, and its last 64 KiB), so a program that prints
+without end costs a bounded amount of memory; a stdout larger than that
+differs from any golden, and --update refuses it.
+
 Byte for byte means it: a CRLF line end does not equal the golden's LF (the
 diff shows a carriage return as '␍').
 
@@ -56,7 +61,10 @@ Running:
                                temporary file, put in place once the program
                                has run to its end (not when it cannot start,
                                times out or is interrupted); never a file git
-                               tracks, a golden, or the program itself
+                               tracks, a golden, the program itself or a file
+                               named in its arguments (`bash SCRIPT`); a
+                               descriptor (/dev/stdout, /dev/fd/N) is written
+                               to as it is
     --env NAME=VALUE           set a variable for the program (repeatable)
     --limit-memory BYTES       cap the program's address space (RLIMIT_AS; > 0,
                                at most what setrlimit takes here)
@@ -64,18 +72,19 @@ Running:
     --show                     print the program's output before the verdict
 """
 
-import argparse
-import difflib
 import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import supervisor  # noqa: E402  (first: the signal handlers are in place before any other import)
+import difflib
 import signal
 import subprocess
-import sys
 import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import arguments  # noqa: E402
-import supervisor  # noqa: E402
 import write_policy  # noqa: E402
 from write_policy import PROTECTED_NAME, book_golden_names, is_book_golden, is_protected_golden  # noqa: E402,F401
 
@@ -148,31 +157,112 @@ class Parser(arguments.Parser):
 ESCAPED_GRACE = 2.0
 
 
-def _drain(pipe, chunks):
+# What is kept of a stream for the checks and the report: the first KEEP bytes
+# beyond the golden's size (enough for any diff worth reading), the last TAIL
+# bytes, and counts. A program that prints without end (`yes`) costs this tool
+# a bounded amount of memory, never all it printed.
+KEEP = 8 << 20
+TAIL = 64 << 10
+
+
+class Kept:
+    """A stream as it arrives: its head (the first `limit` bytes), its tail,
+    its size and its number of line ends; and, when asked for, whether some
+    exact lines or line prefixes were seen -- checked line by line as they
+    come (a line longer than the longest one looked for cannot be one of them,
+    and is not held whole)."""
+
+    def __init__(self, limit, lines=(), prefixes=()):
+        self.limit = limit
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.size = 0
+        self.newlines = 0
+        self.wanted = {w.encode("utf-8", errors="surrogateescape"): w for w in lines}
+        self.prefixes = {p.encode("utf-8", errors="surrogateescape"): p for p in prefixes}
+        self.seen = set()
+        self.longest = max([len(w) for w in self.wanted] + [len(p) for p in self.prefixes] + [0])
+        self.line = bytearray()
+        self.line_too_long = False
+
+    def add(self, chunk):
+        self.size += len(chunk)
+        self.newlines += chunk.count(b"\n")
+        if len(self.head) < self.limit:
+            self.head += chunk[:self.limit - len(self.head)]
+        self.tail += chunk
+        if len(self.tail) > 2 * TAIL:
+            del self.tail[:-TAIL]
+        if self.wanted or self.prefixes:
+            self._lines(chunk)
+
+    def _lines(self, chunk):
+        start = 0
+        while True:
+            end = chunk.find(b"\n", start)
+            piece = chunk[start:] if end < 0 else chunk[start:end]
+            if not self.line_too_long:
+                self.line += piece
+                if len(self.line) > self.longest:   # (only a prefix can still match: judged now)
+                    self._judge(bytes(self.line), whole=False)
+                    self.line = bytearray()
+                    self.line_too_long = True
+            if end < 0:
+                return
+            if not self.line_too_long:
+                self._judge(bytes(self.line), whole=True)
+            self.line = bytearray()
+            self.line_too_long = False
+            start = end + 1
+
+    def _judge(self, line, whole):
+        if whole and line in self.wanted:
+            self.seen.add(self.wanted[line])
+        for p, text in self.prefixes.items():
+            if line.startswith(p):
+                self.seen.add(text)
+
+    def finish(self):
+        """The stream has ended: what follows its last line end is a line too."""
+        if (self.wanted or self.prefixes) and not self.line_too_long:
+            self._judge(bytes(self.line), whole=True)
+        self.line = bytearray()
+        self.line_too_long = False
+
+    @property
+    def whole(self):
+        """Whether every byte is in head."""
+        return self.size <= self.limit
+
+    def last_lines(self):
+        return bytes(self.head) if self.whole else bytes(self.tail[-TAIL:])
+
+
+def _drain(pipe, kept):
     try:
         for chunk in iter(lambda: pipe.read1(65536), b""):
-            chunks.append(chunk)
+            kept.add(chunk)
     except (OSError, ValueError):
         pass
+    kept.finish()
 
 
-def run(command, env, timeout, out_file, limit_memory):
+def run(command, env, timeout, out_file, limit_memory, stdout_kept=None, stderr_kept=None):
     """Runs the command through the supervisor; returns (rc, stdout, stderr,
-    timed_out, escaped). On a timeout it is stopped (SIGTERM, a grace, then
-    SIGKILL to all it started); after it ends, whatever it left is stopped
-    too. escaped: a process it started still held its output open
-    ESCAPED_GRACE seconds after it ended (that process is stopped as well).
-    An interrupt (supervisor.Interrupted) goes up to main(), which stops it."""
+    timed_out, escaped), stdout and stderr as Kept. On a timeout it is
+    stopped (SIGTERM, a grace, then SIGKILL to all it started); after it
+    ends, whatever it left is stopped too. escaped: a process it started
+    still held its output open ESCAPED_GRACE seconds after it ended (that
+    process is stopped as well). An interrupt (supervisor.Interrupted) goes
+    up to main(), which stops it."""
     proc = supervisor.start(command, stdin=subprocess.DEVNULL,
                             stdout=out_file if out_file is not None else subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env, limit_memory=limit_memory)
-    outputs = []
+    outputs = [stdout_kept or Kept(KEEP), stderr_kept or Kept(KEEP)]
     readers = []
-    for pipe in (proc.stdout, proc.stderr):
-        chunks = []
-        outputs.append(chunks)
+    for pipe, kept in zip((proc.stdout, proc.stderr), outputs):
         if pipe is not None:
-            t = threading.Thread(target=_drain, args=(pipe, chunks), daemon=True)
+            t = threading.Thread(target=_drain, args=(pipe, kept), daemon=True)
             t.start()
             readers.append(t)
     timed_out = False
@@ -191,7 +281,7 @@ def run(command, env, timeout, out_file, limit_memory):
     for t in readers:
         t.join(ESCAPED_GRACE)
     escaped = escaped or any(t.is_alive() for t in readers)
-    return proc.returncode, b"".join(outputs[0]), b"".join(outputs[1]), timed_out, escaped
+    return proc.returncode, outputs[0], outputs[1], timed_out, escaped
 
 
 def main(argv=None) -> int:
@@ -227,7 +317,7 @@ def check(argv) -> int:
                         help="print the program's stdout (and stderr) before the verdict")
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                         help="set an environment variable for the program (repeatable)")
-    parser.add_argument("command", nargs=argparse.REMAINDER)
+    parser.add_argument("command", nargs=arguments.REMAINDER)
     args = parser.parse_args(argv)
 
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -278,10 +368,10 @@ def check(argv) -> int:
     output = None
     if args.stdout_to is not None:
         try:
-            target = write_policy.check(args.stdout_to, inputs=[program_path(command[0])], what="--stdout-to file")
+            target = write_policy.check(args.stdout_to, inputs=command_inputs(command), what="--stdout-to file")
         except write_policy.Refused as e:
             return refuse("cannot open --stdout-to %s for the program's output: %s" % (args.stdout_to, e))
-        output = write_policy.Output(target, recheck={"inputs": [program_path(command[0])],
+        output = write_policy.Output(target, recheck={"inputs": command_inputs(command),
                                                       "what": "--stdout-to file"})
         try:
             output.open()
@@ -289,9 +379,13 @@ def check(argv) -> int:
             return refuse("cannot open --stdout-to %s for the program's output: %s" % (args.stdout_to, e.strerror))
 
     name = os.path.basename(command[0])
+    stdout_kept = Kept(KEEP + (len(golden) if golden is not None else 0),
+                       lines=args.expect_line, prefixes=args.expect_line_prefix)
+    stderr_kept = Kept(KEEP)
     try:
         try:
-            rc, stdout, stderr, timed_out, escaped = run(command, env, args.timeout, output, args.limit_memory)
+            rc, stdout_kept, stderr_kept, timed_out, escaped = run(command, env, args.timeout, output,
+                                                                    args.limit_memory, stdout_kept, stderr_kept)
         except OSError as e:
             return refuse("cannot run %s: %s" % (command[0], e.strerror))
         if output is not None and not timed_out:
@@ -303,7 +397,10 @@ def check(argv) -> int:
         if output is not None:
             output.discard()
 
+    stdout, stderr = stdout_kept.last_lines(), stderr_kept.last_lines()
+    cut = "" if stdout_kept.whole else "  (%d bytes in all; only the last are shown)\n" % stdout_kept.size
     if args.show:
+        sys.stdout.write(cut)
         sys.stdout.write(stdout.decode("utf-8", errors="backslashreplace"))
         if rc != SKIP:  # a skip's reason is printed once, on the SKIPPED line
             sys.stdout.write(stderr.decode("utf-8", errors="backslashreplace"))
@@ -332,10 +429,16 @@ def check(argv) -> int:
         return FAIL
 
     if args.update:
+        if not stdout_kept.whole:
+            return refuse("refusing to --update %s: the program printed %d bytes, more than the %d a golden may hold"
+                          % (args.golden, stdout_kept.size, stdout_kept.limit))
         return update(update_target, stdout)
 
     failures = []
-    if golden is not None:
+    if golden is not None and not stdout_kept.whole:
+        failures.append("stdout differs from the golden: it holds %d bytes, the golden %d (the last lines:)\n%s"
+                        % (stdout_kept.size, len(golden), tail(stdout)))
+    elif golden is not None:
         got, want = mask(stdout, args.mask_line_prefix), mask(golden, args.mask_line_prefix)
         if got != want:
             diff = difflib.unified_diff(visible_lines(want), visible_lines(got),
@@ -347,23 +450,26 @@ def check(argv) -> int:
             failures.append("stdout differs from the golden "
                             "('·' = trailing space, '␍' = carriage return, '$' = end of line%s):\n" % crlf
                             + "".join(diff))
-    lines = stdout.decode("utf-8", errors="backslashreplace").split("\n")
     for want in args.expect_line:
-        if want not in lines:
+        if want not in stdout_kept.seen:
             failures.append("stdout has no line %r" % want)
     for want in args.expect_line_prefix:
-        if not any(l.startswith(want) for l in lines):
+        if want not in stdout_kept.seen:
             failures.append("stdout has no line starting with %r" % want)
-    if args.expect_empty_stdout and stdout:
-        failures.append("stdout should be empty but holds %d bytes:\n%s" % (len(stdout), tail(stdout)))
+    if args.expect_empty_stdout and stdout_kept.size:
+        failures.append("stdout should be empty but holds %d bytes:\n%s" % (stdout_kept.size, tail(stdout)))
     err_text = stderr.decode("utf-8", errors="backslashreplace")
     if args.expect_stderr_lines is not None:
-        err_lines = err_text.splitlines()
-        if len(err_lines) != args.expect_stderr_lines:
+        err_lines = (len(err_text.splitlines()) if stderr_kept.whole else
+                     stderr_kept.newlines + (0 if stderr.endswith(b"\n") else 1))
+        if err_lines != args.expect_stderr_lines:
             failures.append("stderr should hold %d line(s) but holds %d:\n%s"
-                            % (args.expect_stderr_lines, len(err_lines), tail(stderr)))
+                            % (args.expect_stderr_lines, err_lines, tail(stderr)))
     for want in args.expect_stderr_contains:
-        if want not in err_text:
+        if not stderr_kept.whole:
+            failures.append("stderr holds %d bytes, more than the %d searched for %r" % (
+                stderr_kept.size, stderr_kept.limit, want))
+        elif want not in err_text:
             failures.append("stderr does not contain %r:\n%s" % (want, tail(stderr)))
 
     if failures:
@@ -372,6 +478,13 @@ def check(argv) -> int:
         return FAIL
     print("PASS: %s %s and printed what was expected" % (name, describe_exit(rc)))
     return PASS
+
+
+def command_inputs(command):
+    """The files a command reads that its output may not be: the program, and
+    every existing file named among its arguments (`bash SCRIPT`, `python3
+    tool.py`)."""
+    return [program_path(command[0])] + [a for a in command[1:] if os.path.isfile(a)]
 
 
 def program_path(program):

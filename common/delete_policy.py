@@ -27,16 +27,18 @@ As a command, for the shell scripts, which keep to the same rules:
 exit 0 when done, 2 with one line when refused.
 """
 
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import supervisor  # noqa: E402  (first: the signal handlers are in place before any other import)
 import atexit
 import json
-import os
 import shutil
 import stat
-import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import supervisor  # noqa: E402
 import arguments  # noqa: E402  (absolute(): paths as the system follows them)
 
 

@@ -48,12 +48,15 @@ Exit status: 0 when every pair holds, 1 when one does not (each problem is
 printed), 2 when a pair cannot be found or read.
 """
 
-import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import supervisor  # noqa: E402  (first: the signal handlers are in place before any other import)
+import arguments  # noqa: E402  (the command line)
 import difflib
 import glob
-import os
 import re
-import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -280,7 +283,7 @@ def copies_main(repo):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = arguments.Parser(description=__doc__.split("\n\n")[0])
     parser.add_argument("what", choices=["traps", "exercises", "copies"])
     parser.add_argument("--repo", default=REPO)
     args = parser.parse_args()

@@ -7,19 +7,21 @@ list, and a row runs exactly that (with --show added, so that the program's
 output is seen). Nothing about a check is re-derived here.
 """
 
-import argparse
-import fcntl
-import json
 import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import supervisor  # noqa: E402  (first: the signal handlers are in place before any other import)
+import fcntl
+import hashlib
+import json
 import platform
 import re
 import shutil
 import subprocess
-import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import supervisor  # noqa: E402  (the four signals as an exception; a child and all it started stopped)
 import arguments  # noqa: E402  (paths: not empty, no NUL)
 import delete_policy  # noqa: E402  (the handout's folder: made in this run, removed if the run does not finish)
 import write_policy  # noqa: E402  (--json's file; the handout's files)
@@ -492,7 +494,7 @@ def parse(argv):
                 bad_argument("option '%s' was given twice" % key)
             try:
                 arguments.path(value)
-            except argparse.ArgumentTypeError as e:
+            except arguments.ArgumentTypeError as e:
                 bad_argument("option '%s' %s" % (key, e))
             opts[key[2:]] = value
         elif arg.startswith("-"):
@@ -668,13 +670,48 @@ def source_files(repo):
     return files
 
 
+def starter_rows(table):
+    return [r for r in table["rows"] if r["group"] == "exercise" and re.match(r"ex\d+$", r["id"])]
+
+
+def shipped_now(row):
+    """Whether an exercise's starter, as it is on disk now, is the starter as
+    shipped: its SHA-256 (CRLF read as LF, as CMake reads it) against the one
+    recorded for it. The table says what it was when CMake last ran; this is
+    what it is."""
+    rel, want = row.get("starter"), row.get("shipped_sha256")
+    if not isinstance(rel, str) or not rel or not isinstance(want, str) or not want:
+        raise Failure("the build's table names no starter file for %s (a table of an older version): configure "
+                      "the build again (run without --no-build)" % row["id"])
+    try:
+        with open(os.path.join(REPO, rel), "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise Failure("cannot read %s, the starter of %s: %s" % (rel, row["id"], e.strerror))
+    return hashlib.sha256(data.replace(b"\r\n", b"\n")).hexdigest() == want
+
+
+def check_starters_fresh(table):
+    """A Failure when a starter changed since the table was made (with
+    --no-build, nothing configures again): the expectations of its tests
+    (NOT YET as shipped, PASS once edited) would be the table's, not the
+    file's."""
+    stale = [r for r in starter_rows(table) if shipped_now(r) != bool(r.get("starter_as_shipped"))]
+    if stale:
+        raise Failure("%s changed since the build's table was made (%s): the build's checks would judge it by "
+                      "what it was; run without --no-build (its configure step reads the starters again)"
+                      % (", ".join(r["starter"] for r in stale),
+                         "; ".join("%s: %s now" % (r["id"], "as shipped" if shipped_now(r) else "edited")
+                                   for r in stale)))
+
+
 def make_handout(folder, table):
-    starters = [r for r in table["rows"] if r["group"] == "exercise" and re.match(r"ex\d+$", r["id"])]
+    starters = starter_rows(table)
     if not starters:
         raise Failure("the build's table lists no exercise: configure the build again (drop --no-build)")
-    edited = [r["id"] for r in starters if not r.get("starter_as_shipped")]
+    edited = [r["id"] for r in starters if not shipped_now(r)]   # (the files as they are, not the table)
     if edited:
-        raise Failure("the starter of %s is not the starter as shipped (see the configure step's message): a "
+        raise Failure("the starter of %s is not the starter as shipped: a "
                       "handout must hand out the starters as shipped -- 'git checkout' them first, or record "
                       "their new hashes in ch12/exercises/CMakeLists.txt" % ", ".join(edited))
     files = [f for f in source_files(REPO) if not any(f == x or f.startswith(x) for x in HANDOUT_LEFT_OUT)]
@@ -743,6 +780,7 @@ def run(opts, build_dir):
             check_names(opts["names"], {x for r in table["rows"] for x in (r["id"], r["name"])})
             if opts["handout"]:
                 return make_handout(opts["handout"], table)
+            check_starters_fresh(table)
             for label, row, mode in select(table, opts):
                 runner.run_row(label, row, mode)
     except Failure as e:
@@ -765,7 +803,4 @@ if __name__ == "__main__":
         sys.exit(main(sys.argv[1:]))
     except BrokenPipeError:  # ./run_all.sh | head: the reader left; stop quietly
         Children.stop()
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.dup2(devnull, sys.stderr.fileno())
-        sys.exit(1)
+        supervisor.quiet_exit(1)

@@ -15,16 +15,17 @@ Exit status (what CTest sees):
         were stopped first (common/supervisor.py); so are they on a timeout
 """
 
-import argparse
 import os
-import re
-import shutil
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import supervisor  # noqa: E402  (first: the signal handlers are in place before any other import)
+import re
+import shutil
+import subprocess
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import arguments  # noqa: E402
-import supervisor  # noqa: E402
 
 TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
 
@@ -69,7 +70,7 @@ def main():
     ap.add_argument("--expect-exit", type=arguments.exit_status, default=0)
     ap.add_argument("--timeout", type=arguments.seconds, default=880)
     ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE", help="set for the program (repeatable)")
-    ap.add_argument("command", nargs=argparse.REMAINDER)
+    ap.add_argument("command", nargs=arguments.REMAINDER)
     a = ap.parse_args()
     command = a.command[1:] if a.command[:1] == ["--"] else a.command
     if not command:

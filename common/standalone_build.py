@@ -33,15 +33,18 @@ the signal (130, 143, 129, 131).
 """
 
 import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import supervisor  # noqa: E402  (first: the signal handlers are in place before any other import)
 import shutil
 import subprocess
-import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import arguments  # noqa: E402
 import delete_policy  # noqa: E402
-import supervisor  # noqa: E402
+import write_policy  # noqa: E402  (the copies, made in its scratch folder)
 
 BOOK_NVDIR = "/usr/local/lib/python3.11/dist-packages/nvidia/cu13"
 MARKER = ".standalone_build"   # in every scratch folder this tool made
@@ -121,10 +124,8 @@ def build_and_run(args) -> int:
     try:
         folder = delete_policy.Scratch(scratch, tool="standalone_build", marker=MARKER, legacy=LEGACY_MARKER)
         folder.fresh("ch12")
-        shutil.copy2(source, os.path.join(scratch, "ch12"))
-        folder.clear("common")
-        shutil.copytree(common_dir, os.path.join(scratch, "common"),
-                        ignore=shutil.ignore_patterns("__pycache__", "*.py"))
+        write_policy.new_file(os.path.join(scratch, "ch12", os.path.basename(source)), source=source)
+        write_policy.copy_tree(common_dir, folder.fresh("common"), ignore=shutil.ignore_patterns("__pycache__", "*.py"))
     except delete_policy.Refused as e:
         return refuse("refusing --scratch %s: %s" % (args.scratch, e))
     except OSError as e:

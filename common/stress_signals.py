@@ -15,15 +15,17 @@ also on SIGINT, SIGTERM, SIGHUP and SIGQUIT.
 """
 
 import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import supervisor  # noqa: E402  (first: the signal handlers are in place before any other import)
 import shutil
 import subprocess
-import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import arguments  # noqa: E402
-import supervisor  # noqa: E402
 
 
 def main():

@@ -29,15 +29,34 @@ common/README.md states the rules; in short:
   143 SIGTERM) after one line on stderr.
 """
 
-import atexit
-import ctypes
-import os
-import signal
-import subprocess
-import sys
-import threading
-import time
-from contextlib import contextmanager
+# First of all, before any other import: the four signals are recorded, not
+# acted on (Python's own SIGINT handler would raise KeyboardInterrupt in the
+# middle of an import, a traceback). install() below takes over from this, and
+# main() ends a tool that got one as it would have ended later: 128 + the signal.
+# (_signal, the interpreter's own module: `signal` imports enum and functools,
+# milliseconds in which Python's handler would still be in charge.)
+import _signal
+
+_early = []
+
+
+def _record_early(signum, _frame):
+    _early.append(signum)
+
+
+for _s in (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP, _signal.SIGQUIT):
+    if _signal.getsignal(_s) is not _signal.SIG_IGN:
+        _signal.signal(_s, _record_early)
+
+import atexit  # noqa: E402
+import signal  # noqa: E402
+import ctypes  # noqa: E402
+import os  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+from contextlib import contextmanager  # noqa: E402
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 GRACE = 10.0       # seconds between SIGTERM and SIGKILL, by default (time enough on a loaded machine)
@@ -63,6 +82,7 @@ _received = None      # the first signal received (it decides the exit status)
 _raised = False       # Interrupted was raised once: later signals never raise
 _hurry = False        # a further signal came during a stop: no more grace
 _children = {}        # pid -> Popen: the children started here and not yet stopped
+_unstopped = set()    # (pid, start time) of what SIGKILL did not end (stuck in the kernel)
 
 
 def _handler(signum, _frame):
@@ -102,6 +122,10 @@ def _uncaught(kind, value, traceback):
     main() -- ends the process as main() would: its children stopped, one
     line on stderr (no traceback), the exit handlers run, 128 + the signal.
     Python's own ending would be status 1 and a traceback."""
+    if isinstance(value, BrokenPipeError) and output_closed():
+        quiet_exit(EXIT_PIPE)
+    if isinstance(value, KeyboardInterrupt) and not isinstance(value, Interrupted):
+        value = Interrupted(signal.SIGINT)   # (Python's own handler, before this module's)
     if not isinstance(value, Interrupted):
         _previous_excepthook(kind, value, traceback)
         return
@@ -127,6 +151,8 @@ def install():
     _set_subreaper()
     atexit.register(stop_all)
     _installed = True
+    if _early and _received is None:   # (one came while this module was imported: it ends the tool now)
+        _handler(_early[0], None)
 
 
 def received():
@@ -204,36 +230,41 @@ def _descendants(roots, table):
     return found
 
 
-TOKEN_VARIABLE = "CH12_SUPERVISED_BY"
-_token = "%d.%d" % (os.getpid(), time.monotonic_ns())
+# The children this process forked itself, whoever started them -- start()
+# below, or a plain subprocess call (a library's, a test driver's) -- as
+# {pid: start time}, recorded as they are forked. Any other process whose
+# parent is this one came back to it (its subreaper role) from a descendant
+# that ended: an orphan, to be stopped, whatever it did to its environment,
+# session or process group on the way (`env -i setsid ...`).
+_forked = {}
+_real_execute_child = subprocess.Popen._execute_child
 
 
-def _carries_token(pid):
-    """Whether pid's environment names this supervisor (every child started
-    here, and what they start, inherit it); True when it cannot be read."""
-    try:
-        with open("/proc/%d/environ" % pid, "rb") as f:
-            env = f.read()
-    except PermissionError:
-        return True
-    except OSError:
-        return False
-    for entry in env.split(b"\0"):
-        if entry.startswith(TOKEN_VARIABLE.encode() + b"="):
-            return _token.encode() in entry.split(b"=", 1)[1].split()
-    return False
+def _recording_execute_child(self, *args, **kwargs):
+    with _lock:   # (an orphan scan never sees the new child unrecorded)
+        _real_execute_child(self, *args, **kwargs)
+        s = _stat(self.pid)
+        _forked[self.pid] = s[2] if s else None
+
+
+subprocess.Popen._execute_child = _recording_execute_child
+
+
+def _forked_here(pid, start):
+    known = _forked.get(pid, False)
+    return known is None or known == start
 
 
 def _orphans(table):
     """Processes that came back to this process (its subreaper role) from a
     child started here, and what descends from them: what a stopped or
     finished child left, as {pid: start time}; their zombies too, to be
-    reaped. A child this process started otherwise (a plain subprocess call)
-    does not carry the token: never taken while it runs."""
+    reaped. A child this process forked itself (start(), or a plain
+    subprocess call) is not one."""
     me = os.getpid()
     found = {}
     for pid, (ppid, state, start) in table.items():
-        if ppid == me and pid not in _children and (state == "Z" or _carries_token(pid)):
+        if ppid == me and pid not in _children and not _forked_here(pid, start):
             found[pid] = start
             found.update(_descendants([pid], table))
     return found
@@ -255,6 +286,18 @@ def _send(pid, start, sig):
             kill(target, sig)
         except (ProcessLookupError, PermissionError, OSError):
             pass
+
+
+def signal_process(pid, sig):
+    """sig to the process pid, which this tool did not start itself (a
+    browser's process that a driver started, found by its profile): the one
+    way a tool signals a process other than through start() and stop().
+    False when it is gone."""
+    try:
+        os.kill(pid, sig)
+        return True
+    except (ProcessLookupError, PermissionError):
+        return False
 
 
 def _killpg(pid, sig):
@@ -299,8 +342,6 @@ def start(argv, grace=GRACE, limit_memory=None, env=None, **popen_kwargs):
         if bad in popen_kwargs:
             raise TypeError("supervisor.start() decides %s itself" % bad)
     env = dict(os.environ if env is None else env)
-    tokens = env.get(TOKEN_VARIABLE, "").split()
-    env[TOKEN_VARIABLE] = " ".join(tokens + [_token])
     with deferred() as mask:
         with _lock:   # (another thread's stop() never sees it unrecorded, and takes it for an orphan)
             proc = subprocess.Popen(argv, start_new_session=True, env=env,
@@ -383,6 +424,7 @@ def stop(proc, grace=None):
         while time.monotonic() < deadline and any(_alive(p, s) for p, s in everyone.items()):
             time.sleep(POLL)
         _reap(everyone)
+        _unstopped.update((p, st) for p, st in everyone.items() if _alive(p, st))
         return sorted(left)
     finally:
         with _lock:
@@ -392,18 +434,22 @@ def stop(proc, grace=None):
 
 def stop_all():
     """Stops every child still recorded here, the last started first, then
-    whatever else came back to this process (SIGTERM, a short grace, SIGKILL)."""
+    whatever else came back to this process (SIGTERM, a short grace, SIGKILL),
+    again until nothing more comes back. Returns what could not be stopped
+    (still running after SIGKILL: a process stuck in the kernel), as pids."""
     global _defer
     with _lock:
         _defer += 1
     try:
         for proc in reversed(list(_children.values())):
             stop(proc)
-        with _lock:
-            left = _orphans(_table())
-            for pid, start_time in left.items():
-                _send(pid, start_time, signal.SIGTERM)
-        if left:
+        for _ in range(100):   # (each round stops what the last one's orphans left)
+            with _lock:
+                left = _orphans(_table())
+                for pid, start_time in left.items():
+                    _send(pid, start_time, signal.SIGTERM)
+            if not left:
+                break
             deadline = time.monotonic() + GRACE
             while time.monotonic() < deadline and not _hurry and any(_alive(p, s) for p, s in left.items()):
                 time.sleep(POLL)
@@ -414,6 +460,10 @@ def stop_all():
             while time.monotonic() < deadline and any(_alive(p, s) for p, s in left.items()):
                 time.sleep(POLL)
             _reap(left)
+            _unstopped.update((p, st) for p, st in left.items() if _alive(p, st))
+            if all((p, st) in _unstopped for p, st in left.items()):
+                break
+        return sorted(p for p, st in _unstopped if _alive(p, st))
     finally:
         with _lock:
             _defer -= 1
@@ -460,6 +510,39 @@ def readable_output():
             pass
 
 
+EXIT_PIPE = 128 + signal.SIGPIPE   # (141: what a shell reports for a program ended by a closed pipe)
+
+
+def output_closed():
+    """Whether the reader of this process's stdout or stderr has gone (a pipe
+    into `head` that has ended): writing there can only fail."""
+    import select
+    for fd in (1, 2):
+        try:
+            poller = select.poll()
+            poller.register(fd, 0)
+            if any(events & (select.POLLERR | select.POLLNVAL) for _, events in poller.poll(0)):
+                return True
+        except (OSError, ValueError):
+            return True
+    return False
+
+
+def quiet_exit(status):
+    """The reader of the output has gone: nothing more can be said. Every child
+    is stopped, the exit handlers run (temporary files), and the process ends
+    with `status`, without a word (stdout and stderr now lead nowhere)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+    except OSError:
+        pass
+    _wind_down()
+    atexit._run_exitfuncs()
+    os._exit(status)
+
+
 def main(work, name, stopped="what it was running was stopped"):
     """Runs work() (it returns the exit status) with the handlers installed.
     On SIGINT, SIGTERM, SIGHUP or SIGQUIT: every child still running is
@@ -470,8 +553,13 @@ def main(work, name, stopped="what it was running was stopped"):
         if _received is not None:
             raise Interrupted(_received)
         status = work()
+        sys.stdout.flush()
     except Interrupted as e:
         status = e.exit_status
+    except BrokenPipeError:
+        if not output_closed():
+            raise
+        quiet_exit(EXIT_PIPE)   # (a closed reader: `tool | head -1`)
     if _received is None:
         _wind_down()
         return status
@@ -486,7 +574,13 @@ def _wind_down(line=None):
     global _defer
     with _lock:
         _defer += 1
-    stop_all()
+    stuck = stop_all()
+    if line is not None and stuck:   # (never a word that all was stopped when it was not)
+        line = "%s; but %s still running after SIGKILL (stuck in the kernel?)\n" % (
+            line.rstrip("\n"), ", ".join("pid %d" % p for p in stuck) + (" is" if len(stuck) == 1 else " are"))
+    elif stuck:
+        line = "%s: could not stop %s (still running after SIGKILL)\n" % (
+            os.path.basename(sys.argv[0] or "python"), ", ".join("pid %d" % p for p in stuck))
     if line is None:
         return
     try:

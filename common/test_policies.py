@@ -379,7 +379,7 @@ class RunAllOutputsTest(Case):
         self.write(os.path.join(self.repo, "ch12", "exercises", "1_descending", "ex1_descending.cuh"), "// TODO\n")
         self.write(os.path.join(self.repo, "ch12", "exercises", "solutions", "ex1_descending.cuh"), "// done\n")
         self.write(os.path.join(self.repo, "README.md"), "# a checkout\n")
-        from testing_support import git
+        from testing_support import git, starter_fields
         git(self.repo, "init", "-q", "--template=")
         git(self.repo, "add", "-A")
         git(self.repo, "commit", "-q", "-m", "a checkout to endanger")
@@ -389,6 +389,7 @@ class RunAllOutputsTest(Case):
             "source_dir": self.repo, "cuda": {"configured": False, "reason": "none here"},
             "rows": [{"id": "ex1", "name": "ex1_descending", "section": "12.1", "kind": "GPU", "group": "exercise",
                       "what": "exercise 1", "of": "", "starter_as_shipped": True, "expect_lines": [],
+                      **starter_fields(self.repo),
                       "runs": [{"mode": "run", "record": {"unbuilt": "ex1_descending: no CUDA here"}}]}]}))
         self.env = {"CH12_BUILD_DIR": self.build}
 
@@ -481,7 +482,7 @@ class GeneratedFilesTest(Case):
             os.makedirs(os.path.dirname(os.path.join(self.repo, rel)), exist_ok=True)
             shutil.copy(os.path.join(REPO, rel), os.path.join(self.repo, rel))
         shutil.copytree(HERE, os.path.join(self.repo, "common"), ignore=shutil.ignore_patterns("__pycache__", "test_*"))
-        from testing_support import git
+        from testing_support import git, starter_fields
         git(self.repo, "init", "-q", "--template=")
         git(self.repo, "add", "-A")
         git(self.repo, "commit", "-q", "-m", "a checkout to endanger")
@@ -592,7 +593,7 @@ class SortGpuExperimentTest(Case):
         os.makedirs(os.path.dirname(script))
         shutil.copy(os.path.join(REPO, "ch12", "extras", "sort", "gpu_experiment.sh"), script)
         shutil.copytree(HERE, os.path.join(self.repo, "common"), ignore=shutil.ignore_patterns("__pycache__", "test_*"))
-        from testing_support import git
+        from testing_support import git, starter_fields
         git(self.repo, "init", "-q", "--template=")
         git(self.repo, "add", "-A")
         git(self.repo, "commit", "-q", "-m", "a checkout to endanger")

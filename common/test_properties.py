@@ -67,7 +67,7 @@ from hypothesis import HealthCheck, example, given, settings, strategies as st  
 sys.path.insert(0, HERE)
 import suite  # noqa: E402
 import write_policy  # noqa: E402
-from testing_support import (BOOK_GOLDEN, BOOK_SOURCE, REPO, fake_checkout, leak_env, leftovers,  # noqa: E402
+from testing_support import (BOOK_GOLDEN, BOOK_SOURCE, REPO, starter_fields, fake_checkout, leak_env, leftovers,  # noqa: E402
                              sleeper, stub_matplotlib)
 
 PY = sys.executable
@@ -324,6 +324,7 @@ class ToolPathProperties(unittest.TestCase):
             cls.build = cls.keep_build.name
             row = {"id": "ex1", "name": "ex1_descending", "section": "12.1", "kind": "GPU", "group": "exercise",
                    "what": "exercise 1", "of": "", "starter_as_shipped": True, "expect_lines": [],
+                   **starter_fields(),
                    "runs": [{"mode": "run", "record": {"unbuilt": "ex1_descending: a stand-in"}}]}
             with open(os.path.join(cls.build, "ch12_programs.json"), "w") as f:
                 json.dump({"source_dir": REPO, "cuda": {"configured": False, "reason": "a stand-in"}, "rows": [row]}, f)

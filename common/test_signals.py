@@ -30,7 +30,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import suite  # noqa: E402
-from testing_support import (REPO, carriers, cleaner, git, leak_env, leftovers, run, signalled,  # noqa: E402
+from testing_support import (REPO, starter_fields, carriers, cleaner, git, leak_env, leftovers, run, signalled,  # noqa: E402
                              sleeper, until_ready, wait_for)
 
 HERE = os.path.join(REPO, "common")
@@ -271,6 +271,7 @@ class ToolTest(Case):
         build = self.path("build")
         starter = {"id": "ex1", "name": "ex1_descending", "section": "12.1", "kind": "GPU", "group": "exercise",
                    "what": "exercise 1", "of": "", "starter_as_shipped": True, "expect_lines": [],
+                   **starter_fields(),
                    "runs": [{"mode": "run", "record": {"unbuilt": "ex1_descending: a stand-in"}}]}
         write_build(build, [starter])
         tmpdir = self.path("tmp")

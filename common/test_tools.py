@@ -325,7 +325,8 @@ class RunAllTest(unittest.TestCase):
         fail = self.fake_row("ex2_any_n", ["--expect-exit", "0", "--expect-line=exercise 4: PASS -- it works"],
                              [sys.executable, "-S", "-c", "print('check 1, four: NOT YET -- race on g_a[1]: ...'); "
                                                     "print('exercise 4: NOT YET -- 1 of 1 checks failed'); exit(1)"])
-        fail.update(id="ex4", name="ex4_fake", starter_as_shipped=False, check_version="0123456789ab")
+        fail.update(id="ex4", name="ex4_fake", starter_as_shipped=False, check_version="0123456789ab",
+                    shipped_sha256="0" * 64)   # (its file is not as shipped: edited, as the row says)
         build = os.path.join(self.tmp.name, "b")
         write_build(build, [r_todo, r_pass, fail])
         out_file = os.path.join(self.tmp.name, "class", "student.json")

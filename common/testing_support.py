@@ -26,6 +26,19 @@ BOOK_GOLDEN = "58_bitonic_split_cpu_baseline.txt"
 BOOK_SOURCE = "58_bitonic_split_cpu_baseline.cpp"
 
 
+STARTER_1 = "ch12/exercises/1_descending/ex1_descending.cuh"
+
+
+def starter_fields(repo=REPO, rel=STARTER_1):
+    """What a stand-in table's starter row says of its file: the file, and
+    its SHA-256 as it is now (CRLF read as LF), so that run_all.sh finds the
+    file as shipped -- as the row's starter_as_shipped says."""
+    import hashlib
+    with open(os.path.join(repo, rel), "rb") as f:
+        data = f.read().replace(b"\r\n", b"\n")
+    return {"starter": rel, "shipped_sha256": hashlib.sha256(data).hexdigest()}
+
+
 def run(cmd, env=None, cwd=None, timeout=300, stdin=subprocess.DEVNULL):
     """(exit status, stdout, stderr) of cmd, with env added to this environment."""
     full_env = dict(os.environ)

@@ -36,18 +36,20 @@ As a command, for the shell scripts, which keep to the same rules:
 exits 0 when every PATH may be written, 2 with one line per refusal.
 """
 
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import supervisor  # noqa: E402  (first: the signal handlers are in place before any other import)
 import atexit
 import glob
-import os
 import re
 import stat
 import subprocess
-import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import delete_policy  # noqa: E402  (which folders were made in this run)
-import supervisor  # noqa: E402
 import arguments  # noqa: E402  (absolute(): paths as the system follows them)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -133,6 +135,56 @@ def is_tracked(real):
     return bool(out.strip(b"\0"))
 
 
+# ---- a copy without git --------------------------------------------------------------------
+
+_untracked = {}
+
+
+def project_untracked(repo=REPO):
+    """True when git does not know this project's files: a copy without git
+    (GitHub's "Download ZIP", `git archive`), or a folder inside another
+    repository that ignores it (or has not added it). There git cannot tell a
+    project file from an output, so the project's root is the anchor:
+    existing_project_file() below."""
+    if repo not in _untracked:   # (asked once a run: whether git knows the project does not change meanwhile)
+        anchor = os.path.realpath(os.path.join(repo, "common", "write_policy.py"))
+        try:
+            _untracked[repo] = checkout_of(os.path.dirname(anchor)) is None or not is_tracked(anchor)
+        except Refused:
+            _untracked[repo] = True
+    return _untracked[repo]
+
+
+def _tools_folders(repo=REPO):
+    """The root's folders that are the tools' own (build/, build-*/, the GPU
+    logs): the ones the project's .gitignore names at its root as folders."""
+    folders = []
+    try:
+        with open(os.path.join(repo, ".gitignore"), encoding="utf-8") as f:
+            for line in f:
+                line = line.strip()
+                if line.startswith("/") and line.endswith("/") and line.count("/") == 2:
+                    folders.append(line.strip("/"))
+    except OSError:
+        pass
+    return folders or ["build", "build-*"]
+
+
+def existing_project_file(real, repo=REPO):
+    """Where git does not know the project's files (project_untracked()): True
+    for an existing file under the project's root that is not in one of the
+    tools' own folders (_tools_folders: build/, ...). Such a file may be one
+    of the project's -- README.md, a source -- and no tool replaces it."""
+    import fnmatch
+    top = os.path.realpath(repo)
+    if not real.startswith(top + os.sep) or not os.path.lexists(real):
+        return False
+    first = os.path.relpath(real, top).split(os.sep)[0]
+    if os.path.relpath(real, top).count(os.sep) and any(fnmatch.fnmatchcase(first, f) for f in _tools_folders(repo)):
+        return False
+    return project_untracked(repo)
+
+
 # ---- the files that a tool draws for the repository ---------------------------------------
 
 # The tools whose job is to make files that are committed -- pictures, and the
@@ -166,10 +218,12 @@ def generated_by(tool, real, repo=REPO):
 class Target:
     """Where a write goes: given (as named), real (the file that changes),
     device (written directly: a character device or a FIFO), mode (what the
-    file will have)."""
+    file will have), descriptor (a descriptor of this process named as the
+    output -- /dev/stdout, /dev/fd/N -- written to as it is, or None)."""
 
-    def __init__(self, given, real, device, mode):
+    def __init__(self, given, real, device, mode, descriptor=None):
         self.given, self.real, self.device, self.mode = given, real, device, mode
+        self.descriptor = descriptor
 
     def __repr__(self):
         return "Target(%r -> %r)" % (self.given, self.real)
@@ -180,6 +234,33 @@ def _same(a, b):
         return os.path.samefile(a, b)
     except OSError:
         return os.path.realpath(a) == os.path.realpath(b)
+
+
+_DESCRIPTOR_NAMES = {"/dev/stdout": 1, "/dev/stderr": 2}
+
+
+def named_descriptor(path):
+    """The descriptor of this process that `path` names -- /dev/stdout,
+    /dev/stderr, /dev/fd/N, /proc/self/fd/N, /proc/<this pid>/fd/N, or a link
+    that leads to one of those -- or None. Such an output is written to the
+    descriptor as it is (`tool --json /dev/stdout >>log` appends to log): it
+    is what the caller opened, a file of theirs, a pipe or a terminal, not a
+    path to replace."""
+    pattern = re.compile(r"^/(?:dev/fd|proc/self/fd|proc/%d/fd)/([0-9]+)$" % os.getpid())
+    seen = 0
+    while seen < 40:
+        p = os.path.normpath(os.path.join(os.getcwd(), path)) if not os.path.isabs(path) else os.path.normpath(path)
+        if p in _DESCRIPTOR_NAMES:
+            return _DESCRIPTOR_NAMES[p]
+        m = pattern.match(p)
+        if m:
+            return int(m.group(1))
+        if not os.path.islink(p) or p.startswith("/proc/"):
+            return None
+        target = os.readlink(p)
+        path = target if os.path.isabs(target) else os.path.join(os.path.dirname(p), target)
+        seen += 1
+    return None
 
 
 def check(path, inputs=(), update_golden=False, what="output", regenerates=None):
@@ -198,8 +279,15 @@ def check(path, inputs=(), update_golden=False, what="output", regenerates=None)
         raise Refused("the %s path holds a NUL byte" % what)
     if path.endswith(os.sep) or path.endswith(os.sep + ".") or path.endswith(os.sep + ".."):
         raise Refused("the %s %s names a folder, not a file" % (what, path))
+    descriptor = named_descriptor(path)
+    if descriptor is not None:
+        try:
+            os.fstat(descriptor)
+        except OSError:
+            raise Refused("the %s %s names descriptor %d, which is not open" % (what, path, descriptor))
+        return Target(path, path, True, None, descriptor=descriptor)
     try:
-        st = os.stat(path)           # through links (also /dev/stdout's)
+        st = os.stat(path)           # through links
     except FileNotFoundError:
         st = None
     except OSError as e:
@@ -240,6 +328,10 @@ def check(path, inputs=(), update_golden=False, what="output", regenerates=None)
     elif st is None and is_tracked(real):  # deleted from the working tree, still tracked
         raise Refused("the %s %s is a file tracked by git (deleted from the working tree): restore it with "
                       "git checkout, or give another path" % (what, shown))
+    elif st is not None and existing_project_file(real) and not (update_golden and is_golden(real)):
+        raise Refused("the %s %s is a file of this project (%s), in a copy that git does not track (a download, "
+                      "or a folder another repository ignores), where no tool replaces a file it did not make; "
+                      "give a path under build/ or outside the project" % (what, shown, os.path.realpath(REPO)))
     mode = stat.S_IMODE(st.st_mode) if st is not None else NEW_FILE_MODE
     return Target(path, real, False, mode)
 
@@ -286,6 +378,14 @@ class Output:
         return self.file.fileno()
 
     def open(self):
+        if self.target.descriptor is not None:   # (as it is: appended where the caller appends, say)
+            for stream in (sys.stdout, sys.stderr):
+                try:
+                    stream.flush()
+                except (OSError, ValueError):
+                    pass
+            self.file = os.fdopen(os.dup(self.target.descriptor), "wb")
+            return self.file
         if self.target.device:
             self.file = open(self.target.real, "wb")
             return self.file
@@ -396,6 +496,27 @@ def new_file(path, data=None, source=None):
     return path
 
 
+def copy_tree(source, dest, ignore=None):
+    """A copy of the folder `source` as dest, inside a folder made in this run
+    (new_file() for each file: never over anything; links copied as links).
+    ignore(folder, names) -> names to leave out, as shutil.copytree takes it.
+    Refused anywhere else."""
+    dest = arguments.absolute(dest)
+    if not (delete_policy.made_in_this_run(dest) or delete_policy.made_in_this_run(os.path.dirname(dest))):
+        raise Refused("%s is not in a folder made by this tool in this run: a copy is made there only" % dest)
+    for root, dirs, files in os.walk(source):
+        skipped = set(ignore(root, dirs + files)) if ignore else set()
+        dirs[:] = sorted(d for d in dirs if d not in skipped and not os.path.islink(os.path.join(root, d)))
+        target = os.path.join(dest, os.path.relpath(root, source))
+        os.makedirs(target, exist_ok=True)   # (inside the folder made in this run: its own)
+        for name in sorted(files) + sorted(d for d in os.listdir(root) if os.path.islink(os.path.join(root, d))
+                                           and os.path.isdir(os.path.join(root, d)) and d not in skipped):
+            if name in skipped:
+                continue
+            new_file(os.path.join(target, name), source=os.path.join(root, name))
+    return dest
+
+
 def write_bytes(path, data, **check_args):
     """check(path, **check_args), then the data written through a temporary
     file. Returns the Target; raises Refused or OSError."""
@@ -406,22 +527,66 @@ def write_bytes(path, data, **check_args):
     return target
 
 
+def write_all(files, regenerates=None, inputs=()):
+    """Writes every (path, bytes) of files, each through the policy, once
+    every one of them has been checked: one refused path and nothing is
+    written. Returns the Targets; raises Refused (or OSError)."""
+    targets = [check(path, inputs=inputs, regenerates=regenerates) for path, _ in files]
+    for target, (_, data) in zip(targets, files):
+        with Output(target, recheck={"inputs": inputs, "regenerates": regenerates}) as out:
+            out.file.write(data)
+            out.commit()
+    return targets
+
+
 def _command(argv):
-    import argparse
-    ap = argparse.ArgumentParser(prog="write_policy.py", description="May these paths be written?")
-    ap.add_argument("verb", choices=["check"])
+    import json
+    ap = arguments.Parser(prog="write_policy.py", description="May these paths be written? (check), or write "
+                          "them (write: a JSON list of [path, text] pairs on stdin, every path checked first)")
+    ap.add_argument("verb", choices=["check", "write"])
     ap.add_argument("--input", action="append", default=[], help="a file the tool reads (repeatable)")
     ap.add_argument("--what", default="output", help="what the path is, for the message")
-    ap.add_argument("paths", nargs="+")
+    ap.add_argument("--regenerates", choices=sorted(GENERATED), help="write: the tool whose drawn files these are")
+    ap.add_argument("paths", nargs="*")
     a = ap.parse_args(argv)
-    refused = 0
-    for p in a.paths:
+    if a.verb == "check":
+        if not a.paths:
+            ap.error("check: give the paths to check")
+        refused = 0
+        for p in a.paths:
+            try:
+                check(p, inputs=a.input, what=a.what)
+            except Refused as e:
+                print("refused: %s" % e, file=sys.stderr)
+                refused += 1
+        return 2 if refused else 0
+    if a.paths:
+        ap.error("write: the paths come on stdin, with their text")
+    try:
+        pairs = json.loads(sys.stdin.buffer.read().decode("utf-8"))
+        if not isinstance(pairs, list) or not all(isinstance(x, list) and len(x) == 2 and all(isinstance(y, str)
+                                                                                          for y in x) for x in pairs):
+            raise ValueError("not a list of [path, text] pairs")
+    except ValueError as e:
+        print("write_policy.py: write: stdin holds no JSON list of [path, text] pairs (%s)" % e, file=sys.stderr)
+        return 2
+    refused = []
+    for path, _ in pairs:
         try:
-            check(p, inputs=a.input, what=a.what)
+            check(path, inputs=a.input, what=a.what, regenerates=a.regenerates)
         except Refused as e:
-            print("refused: %s" % e, file=sys.stderr)
-            refused += 1
-    return 2 if refused else 0
+            refused.append(str(e))
+    if refused:
+        for line in refused:
+            print("refused: %s" % line, file=sys.stderr)
+        print("write_policy.py: nothing was written", file=sys.stderr)
+        return 2
+    try:
+        write_all([(p, t.encode("utf-8")) for p, t in pairs], regenerates=a.regenerates, inputs=a.input)
+    except (Refused, OSError) as e:
+        print("write_policy.py: %s" % (getattr(e, "strerror", None) or e), file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":

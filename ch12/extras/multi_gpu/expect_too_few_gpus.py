@@ -12,12 +12,14 @@ through common/supervisor.py: at most 100 s, and SIGINT, SIGTERM, SIGHUP or
 SIGQUIT stop it (exit 128 + the signal).
 """
 import os
-import re
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "common"))
-import supervisor  # noqa: E402
+import supervisor  # noqa: E402  (first: the signal handlers are in place before any other import)
+import re
+import subprocess
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "common"))
 
 USAGE = "usage: expect_too_few_gpus.py PROGRAM --gpus P [ARGS...]"
 TIMEOUT = 100

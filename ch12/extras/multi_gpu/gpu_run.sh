@@ -23,7 +23,7 @@
 # left is reported as not run). Files in $OUT (default build-multi-gpu-out/):
 # gpu_run.log (what ran, how long, the summary lines; appended to by each
 # command), machine.txt (nvidia-smi, NVLink, NCCL), build.log, ctest.log,
-# big_sort.txt, bench.txt, multi_gpu_bench.csv, multi_gpu_bench.png.
+# big_sort.txt, bench.txt, plot.txt, multi_gpu_bench.csv, multi_gpu_bench.png.
 # NCCL's NVLink multicast stays off: NCCL_NVLS_ENABLE=0.
 # Exit status 0 when every step asked for passed; the last line of the log
 # says "gpu_run: PASSED" or "gpu_run: FAILED".
@@ -134,8 +134,7 @@ if want plot; then
     run plot 60 "$OUT/plot.txt" python3 ch12/extras/multi_gpu/plot_bench.py "$OUT/multi_gpu_bench.csv" \
       "$OUT/multi_gpu_bench.png" ${LINK_GBPS:+--link-gbps "$LINK_GBPS"}
     rc=$?
-    cat "$OUT/plot.txt" >> "$LOG"
-    rm -f "$OUT/plot.txt"
+    cat "$OUT/plot.txt" >> "$LOG"   # (plot.txt stays in OUT beside the other logs: nothing is deleted)
     [ $rc -eq 0 ] || [ $rc -eq 77 ] || status=1  # 77: no matplotlib here, the CSV stands
   else
     say "plot      NOT RUN: no $OUT/multi_gpu_bench.csv"

@@ -15,14 +15,16 @@ is read: never the CSV itself, a file git tracks (a source, a golden), or a
 folder (exit 2); the PNG goes to a temporary file in the same folder
 (never a file of yours, such as OUT.png.tmp), renamed over OUT.png at the end.
 """
-import csv
-import math
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "common"))
+import supervisor  # noqa: E402  (first: the signal handlers are in place before any other import)
+import csv
+import math
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "common"))
 import arguments  # noqa: E402
-import supervisor  # noqa: E402
 import write_policy  # noqa: E402
 
 

@@ -28,16 +28,17 @@ EXEMPT lists the lines that break a source rule on purpose, each with why.
 Prints each finding as FILE:LINE: what; exit 1 if any, 2 on a bad command line.
 """
 import os
-import re
-import shutil
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "common"))
+import supervisor  # noqa: E402  (first: the signal handlers are in place before any other import)
+import re  # noqa: E402
+import shutil  # noqa: E402
+import subprocess  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "common"))
 import arguments  # noqa: E402
-import supervisor  # noqa: E402
 
 # The library's folders under its folder: its API and its own sources.
 LIBRARY = ("include", "src")

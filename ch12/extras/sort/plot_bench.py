@@ -14,13 +14,15 @@ the PNG goes to a temporary file in the same folder, renamed over OUT.png at
 the end (its mode kept): a run that fails or is interrupted leaves an
 existing OUT.png as it was, and no file of yours is taken for the temporary one.
 """
-import csv
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "common"))
+import supervisor  # noqa: E402  (first: the signal handlers are in place before any other import)
+import csv
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "common"))
 import arguments  # noqa: E402
-import supervisor  # noqa: E402
 import write_policy  # noqa: E402
 
 

@@ -18,14 +18,15 @@ reported as skipped; 128 + the signal: interrupted (SIGINT 130, SIGTERM 143,
 SIGHUP 129, SIGQUIT 131), after stopping the program it was running and all
 it started (common/supervisor.py).
 """
-import argparse
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "common"))
+import supervisor  # noqa: E402  (first: the signal handlers are in place before any other import)
+import subprocess
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "common"))
 import arguments  # noqa: E402
-import supervisor  # noqa: E402
 
 SKIP = 77
 MAX_DEPTH = 30   # what the evaluators take
@@ -36,15 +37,15 @@ def depths(spec):
     for part in spec.split(","):
         a, sep, b = part.partition("-")
         if not a.isdigit() or (sep and not b.isdigit()) or not a.isascii() or not b.isascii():
-            raise argparse.ArgumentTypeError("depths look like 1-12,16,18, not %r" % spec)
+            raise arguments.ArgumentTypeError("depths look like 1-12,16,18, not %r" % spec)
         for d in (a, b) if sep else (a,):
             if not 1 <= int(d) <= MAX_DEPTH:
-                raise argparse.ArgumentTypeError("a depth is a whole number from 1 to %d, not %s" % (MAX_DEPTH, d))
+                raise arguments.ArgumentTypeError("a depth is a whole number from 1 to %d, not %s" % (MAX_DEPTH, d))
         if sep and int(b) < int(a):
-            raise argparse.ArgumentTypeError("%s-%s is an empty range" % (a, b))
+            raise arguments.ArgumentTypeError("%s-%s is an empty range" % (a, b))
         out.extend(range(int(a), int(b) + 1) if sep else [int(a)])
     if not out:
-        raise argparse.ArgumentTypeError("no depth given")
+        raise arguments.ArgumentTypeError("no depth given")
     return out
 
 
@@ -68,14 +69,14 @@ def main():
     ap.add_argument("--variant", action="append", default=[],
                     help="extra candidate arguments, comma-separated (repeatable)")
     ap.add_argument("--timeout", type=arguments.seconds, default=600)
-    ap.add_argument("candidate", nargs=argparse.REMAINDER)
+    ap.add_argument("candidate", nargs=arguments.REMAINDER)
     a = ap.parse_args()
     candidate = a.candidate[1:] if a.candidate[:1] == ["--"] else a.candidate
     if not candidate:
         ap.error("no candidate program after --")
     try:
         arguments.program(candidate[0])
-    except argparse.ArgumentTypeError as e:
+    except arguments.ArgumentTypeError as e:
         ap.error("the candidate: %s" % e)
     if any(not v for v in a.variant):
         ap.error("--variant wants a comma-separated list of arguments, not an empty one")

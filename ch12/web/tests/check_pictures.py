@@ -22,20 +22,22 @@ after the schedule changed; a PNG not rendered again after its SVG changed
 (its SVG's hash differs from png.sha256); a class picture with no PNG.
 """
 
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "common"))
+import supervisor  # noqa: E402  (first: the signal handlers are in place before any other import)
 import difflib
 import hashlib
-import os
 import re
 import shutil
 import struct
 import subprocess
-import sys
 
 WEB = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(WEB, "..", "..", "common"))
 import arguments  # noqa: E402
 import delete_policy  # noqa: E402
-import supervisor  # noqa: E402
 PICTURES = os.path.join(WEB, "pictures")
 DRAWN = (".svg", ".md")
 

@@ -31,8 +31,7 @@ def copy_of_page(dest, leave_out=()):
     def ignore(folder, names):
         rel = os.path.relpath(os.path.realpath(folder), root)
         return set(skip(folder, names)) | {n for n in names if os.path.normpath(os.path.join(rel, n)) in leave_out}
-    shutil.copytree(checklib.SERVE_ROOT, dest, ignore=ignore,
-                    copy_function=lambda src, dst: write_policy.new_file(dst, source=src))
+    write_policy.copy_tree(checklib.SERVE_ROOT, dest, ignore=ignore)
 
 
 def load_problem(page):

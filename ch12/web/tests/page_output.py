@@ -29,11 +29,13 @@ folder (common/supervisor.py; a second signal does not cut that short).
 import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "common"))
+import supervisor  # noqa: E402  (first: the signal handlers are in place before any other import)
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import page as ch12page  # noqa: E402
 import webdriver  # noqa: E402
 import arguments  # noqa: E402  (common/, put on the path by webdriver)
-import supervisor  # noqa: E402
 
 NAME = "page_output.py"
 

@@ -217,10 +217,7 @@ class Page:
             for _ in range(2):
                 pids = _pids_with_arg(f"--user-data-dir={self.profile}/")
                 for pid in pids:
-                    try:
-                        os.kill(pid, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
+                    supervisor.signal_process(pid, signal.SIGKILL)
                 if not pids:
                     break
                 time.sleep(0.2)

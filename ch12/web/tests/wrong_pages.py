@@ -16,9 +16,12 @@ browsers and check_pictures.py run through common/supervisor.py.
 """
 
 import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "common"))
+import supervisor  # noqa: E402  (first: the signal handlers are in place before any other import)
 import shutil
 import subprocess
-import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -33,7 +36,6 @@ import webdriver  # noqa: E402
 from checklib import Check, WEB  # noqa: E402
 import arguments  # noqa: E402  (common/, put on the path by webdriver)
 import delete_policy  # noqa: E402
-import supervisor  # noqa: E402
 import write_policy  # noqa: E402
 
 
@@ -234,8 +236,7 @@ class NoLongerApplies(Exception):
 def broken_copy(scratch, changes):
     """A copy of ch12/web in scratch (a folder made in this run), with changes made."""
     copy = os.path.join(scratch, "web")
-    shutil.copytree(WEB, copy, ignore=shutil.ignore_patterns("node_modules", "__pycache__"),
-                    copy_function=lambda src, dst: write_policy.new_file(dst, source=src))
+    write_policy.copy_tree(WEB, copy, ignore=shutil.ignore_patterns("node_modules", "__pycache__"))
     for name, text, replacement in changes:
         path = os.path.join(copy, name)
         with open(path, encoding="utf-8") as f:

@@ -11,8 +11,16 @@
 // tracePasses): the same numbers the programs print. The test `web_pictures`
 // draws them again and fails if the committed files differ. The PNGs of the
 // class pictures are made from the SVGs by tools/render_png.py.
+//
+// This tool writes no file itself: it hands every picture, with its path, to
+// the companion's one write rule (common/write_policy.py write), which checks
+// every path first -- no file git tracks but the pictures this tool draws for
+// its own checkout, no golden, nothing through a link to one -- and writes
+// none when one is refused (exit 2), or each through a temporary file.
+// The Python is $CH12_PYTHON when set, else python3 on PATH.
 
-import { mkdirSync, statSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { bookSortInput, mergeSchedule, sortSchedule, tracePasses } from "../js/schedule.js";
@@ -66,7 +74,14 @@ try {
 } catch (e) {
   badArgument(`--out: cannot make the folder ${join(out, "class")}: ${e.message}`);
 }
-for (const [name, draw] of Object.entries(pictures)) {
-  writeFileSync(join(out, name), draw());
-  process.stdout.write(`wrote ${join(out, name)}\n`);
+const files = Object.entries(pictures).map(([name, draw]) => [join(out, name), draw()]);
+const python = process.env.CH12_PYTHON || "python3";
+const policy = join(here, "..", "..", "..", "common", "write_policy.py");
+const written = spawnSync(python, ["-S", policy, "write", "--regenerates", "draw_pictures.js"],
+  { input: JSON.stringify(files), stdio: ["pipe", "inherit", "inherit"] });
+if (written.error) {
+  process.stderr.write(`draw_pictures.js: cannot run ${python} for the write rule: ${written.error.message}\n`);
+  process.exit(1);
 }
+if (written.status !== 0) process.exit(written.status === null ? 1 : written.status);
+for (const [path] of files) process.stdout.write(`wrote ${path}\n`);

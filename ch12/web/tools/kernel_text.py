@@ -20,16 +20,18 @@ old file as it was. Exit status: 0, 1 (a kernel not found; a difference for
 --check), 2 for a bad command line, 128 + the signal when interrupted.
 """
 
-import json
 import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "common"))
+import supervisor  # noqa: E402  (first: the signal handlers are in place before any other import)
+import json
 
 WEB = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.dirname(os.path.dirname(WEB))
 OUT = os.path.join(WEB, "js", "cuda_kernels.js")
 sys.path.insert(0, os.path.join(REPO, "common"))
 import arguments  # noqa: E402
-import supervisor  # noqa: E402
 import write_policy  # noqa: E402
 
 # The kernels, by the page's name for them: (the .cu file, from the repository root; the kernel's name).

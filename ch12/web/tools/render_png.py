@@ -23,16 +23,18 @@ SIGINT, SIGTERM, SIGHUP or SIGQUIT, after closing the browser (a PNG being
 written is left as it was).
 """
 
-import base64
-import hashlib
 import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "common"))
+import supervisor  # noqa: E402  (first: the signal handlers are in place before any other import)
+import base64
+import hashlib
 
 WEB = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(WEB, "tests"))
 import webdriver  # noqa: E402
 import arguments  # noqa: E402  (common/, put on the path by webdriver)
-import supervisor  # noqa: E402
 import write_policy  # noqa: E402
 
 NAME = "render_png.py"
