@@ -169,8 +169,16 @@ class Parser(argparse.ArgumentParser):
         return super().add_argument(*args, **kwargs)
 
     def error(self, message):
-        self.print_usage(sys.stderr)
-        sys.stderr.write("%s: %s\n" % (self.error_prefix or "%s: error" % self.prog, message))
+        try:
+            self.print_usage(sys.stderr)
+            sys.stderr.write("%s: %s\n" % (self.error_prefix or "%s: error" % self.prog, message))
+            sys.stderr.flush()
+        except (OSError, ValueError):   # (the reader of stderr has gone: the status still says what happened)
+            try:
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, 2)
+            except OSError:
+                pass
         sys.exit(2)
 
     def parse_args(self, args=None, namespace=None):

@@ -99,6 +99,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <new>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -505,6 +506,21 @@ inline void Device::self_test() {
                      "it must be compiled with -fsanitize=thread and linked without the sanitizer's runtime\n");
         std::fflush(stderr);
         std::_Exit(1);
+    }
+}
+
+// A simulator program's main(): the check's own main, run; memory the
+// simulator cannot have (a memory limit: ulimit -v, a grader's sandbox) is one
+// line on stderr and exit 1 -- never std::bad_alloc's abort (exit 134).
+inline int run_main(int (*check_main)(int, char**), int argc, char** argv) {
+    try {
+        return check_main(argc, argv);
+    } catch (const std::bad_alloc&) {
+        std::fprintf(stderr, "%s: out of memory: the block simulator could not get the memory it needs for every "
+                     "thread's stack and the kernel's arrays (a memory limit? ulimit -v)\n",
+                     argc > 0 ? argv[0] : "block simulator");
+        std::fflush(stderr);
+        return 1;
     }
 }
 

@@ -59,8 +59,9 @@ Running:
                                e.g. /dev/full to check write errors). A file
                                is written through the write policy: into a
                                temporary file, put in place once the program
-                               has run to its end (not when it cannot start,
-                               times out or is interrupted); never a file git
+                               has run to its end with the expected status
+                               (not when it cannot start, fails -- a full disk,
+                               SIGXFSZ -- times out or is interrupted); never a file git
                                tracks, a golden, the program itself or a file
                                named in its arguments (`bash SCRIPT`); a
                                descriptor (/dev/stdout, /dev/fd/N) is written
@@ -388,9 +389,9 @@ def check(argv) -> int:
                                                                     args.limit_memory, stdout_kept, stderr_kept)
         except OSError as e:
             return refuse("cannot run %s: %s" % (command[0], e.strerror))
-        if output is not None and not timed_out:
+        if output is not None and not timed_out and rc == args.expect_exit:
             try:
-                output.commit()   # the program ran to its end: its output goes in place
+                output.commit()   # the program ran to its end as it should: its output goes in place
             except (OSError, write_policy.Refused) as e:
                 return refuse("cannot write --stdout-to %s: %s" % (args.stdout_to, getattr(e, "strerror", None) or e))
     finally:

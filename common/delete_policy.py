@@ -188,8 +188,8 @@ class Scratch:
         """legacy: (the text of the marker that the tool wrote before markers
         recorded the folder, the entries such a folder may hold): a folder
         holding exactly that -- the marker a regular file -- gets the new marker."""
-        self.path = arguments.absolute(path)   # ('link/../x': beside the link's target)
-        self.tool, self.marker = tool, marker
+        self.path = arguments.absolute(_as_named(path))   # ('link/../x': beside the link's target)
+        self.tool, self.marker = tool, _plain_marker(marker)
         if legacy is not None:
             self._upgrade(*legacy)
         if os.path.islink(self.path):
@@ -239,8 +239,11 @@ class Scratch:
         except OSError:
             return
 
-    def clear(self, name):
-        """Deletes name in the scratch folder (what this tool made there)."""
+    def clear(self, name, made=None):
+        """Deletes name in the scratch folder (what this tool made there).
+        made: the paths, relative to name, that this tool puts in it: a folder
+        that holds anything else (a file a user added later) is refused, and
+        nothing is deleted."""
         if os.sep in name or name in ("", ".", "..", self.marker):
             raise Refused("%r is not an entry of the scratch folder" % name)
         path = os.path.join(self.path, name)
@@ -248,20 +251,49 @@ class Scratch:
             return
         if os.path.islink(path):
             raise Refused("%s is a link, which %s did not make: remove it yourself" % (path, self.tool))
+        if made is not None and os.path.isdir(path):
+            others = []
+            for root, dirs, files in os.walk(path):
+                for n in dirs + files:
+                    rel = os.path.relpath(os.path.join(root, n), path)
+                    if rel not in made:
+                        others.append(rel)
+            if others:
+                raise Refused("%s holds %s, which %s did not put there: nothing was deleted; move %s away"
+                              % (path, ", ".join(sorted(others)[:4]) + (", ..." if len(others) > 4 else ""),
+                                 self.tool, "it" if len(others) == 1 else "them"))
         if os.path.isdir(path):
             _remove_tree(path)
         else:
             os.unlink(path)
 
-    def fresh(self, name):
-        """name in the scratch folder, deleted and made again, empty."""
-        self.clear(name)
+    def fresh(self, name, made=None):
+        """name in the scratch folder, deleted (clear(name, made)) and made
+        again, empty."""
+        self.clear(name, made)
         return made_folder(os.path.join(self.path, name))
+
+
+def _plain_marker(marker):
+    """A marker is a file's name in the folder: no folder of its own, no '..'."""
+    if not marker or os.sep in marker or marker in (os.curdir, os.pardir) or "\0" in marker:
+        raise Refused("the marker %r is not a plain file name (it is written inside the folder, nowhere else)"
+                      % marker)
+    return marker
+
+
+def _as_named(path):
+    """path without its trailing slashes ('link/' is the link itself, which
+    the refusals below judge; the system would follow it)."""
+    stripped = os.fspath(path).rstrip(os.sep)
+    return stripped or os.sep
 
 
 def remove_scratch(path, tool, marker):
     """Deletes the scratch folder path, made by tool in an earlier run (or
     empty). Returns False when there was nothing; raises Refused otherwise."""
+    _plain_marker(marker)
+    path = _as_named(path)
     if not os.path.lexists(path):
         return False
     if os.path.islink(path):
@@ -276,8 +308,7 @@ def remove_scratch(path, tool, marker):
 
 
 def _command(argv):
-    import argparse
-    ap = argparse.ArgumentParser(prog="delete_policy.py")
+    ap = arguments.Parser(prog="delete_policy.py")
     ap.add_argument("verb", choices=["make-scratch", "remove-scratch"])
     ap.add_argument("--tool", required=True)
     ap.add_argument("--marker", required=True)

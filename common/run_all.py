@@ -752,12 +752,34 @@ def make_handout(folder, table):
     return 0
 
 
+def build_inputs(build_dir):
+    """The files of the build that a run reads: its table, CMake's cache, and
+    every program the table names."""
+    table = os.path.join(build_dir, "ch12_programs.json")
+    found = [table, os.path.join(build_dir, "CMakeCache.txt")]
+    try:
+        with open(table, encoding="utf-8") as f:
+            rows = json.load(f).get("rows", [])
+        for r in rows:
+            for run in r.get("runs", []):
+                program = (run.get("record") or {}).get("program") or []
+                found += [p for p in program[:1] if isinstance(p, str)]
+    except (OSError, ValueError, AttributeError, TypeError):
+        pass
+    return found
+
+
 def main(argv):
     opts = parse(argv)
     build_dir = os.environ.get("CH12_BUILD_DIR") or os.path.join(REPO, "build")
     build_dir = os.path.abspath(build_dir)
     if os.path.lexists(build_dir) and not os.path.isdir(build_dir):
         bad_argument("the build folder %s (CH12_BUILD_DIR) is not a folder" % build_dir)
+    if opts["json"] is not None:
+        try:   # (the build's own files are what this run reads: never its output)
+            write_policy.check(opts["json"], inputs=build_inputs(build_dir), what="--json file")
+        except write_policy.Refused as e:
+            bad_argument(str(e))
     return supervisor.main(lambda: run(opts, build_dir), NAME, "stopped what was running")
 
 

@@ -71,6 +71,16 @@ def scratch_problem(scratch, keep):
     return None
 
 
+def copied_names(folder, ignore):
+    """The paths, relative to folder, that a copy of it with ignore holds."""
+    names = set()
+    for root, dirs, files in os.walk(folder):
+        skipped = set(ignore(root, dirs + files))
+        dirs[:] = [d for d in dirs if d not in skipped]
+        names.update(os.path.relpath(os.path.join(root, n), folder) for n in dirs + files if n not in skipped)
+    return names
+
+
 def run_group(command, timeout=None, **kw):
     """(exit status, output) of command, run through the supervisor; (None,
     output) on a timeout, after stopping it and all it started."""
@@ -114,6 +124,13 @@ def build_and_run(args) -> int:
         return refuse("the source %s is not a listing of a checkout (ch12/NN_name%s, with common/ beside ch12/): "
                       "the book's commands need its ../common/" % (args.source, ext))
 
+    # What the run needs is checked before anything is made or compiled.
+    compiler = args.compiler if os.sep in args.compiler else shutil.which(args.compiler)
+    if not compiler or not os.path.isfile(compiler) or not os.access(compiler, os.X_OK):
+        return refuse("no compiler %s (not a program that can be run)" % args.compiler)
+    if not os.path.isfile(args.golden) or not os.access(args.golden, os.R_OK):
+        return refuse("no golden %s to compare the run with (not a readable file)" % args.golden)
+
     scratch = os.path.realpath(args.scratch)   # (not abspath first: 'link/..' is the link target's parent)
     keep = [("the source", source), ("the listing's folder", ch12_dir), ("its checkout", checkout),
             ("common/", os.path.realpath(common_dir)), ("this tool's checkout", os.path.dirname(HERE))]
@@ -123,9 +140,12 @@ def build_and_run(args) -> int:
                       % (args.scratch, problem, stem))
     try:
         folder = delete_policy.Scratch(scratch, tool="standalone_build", marker=MARKER, legacy=LEGACY_MARKER)
-        folder.fresh("ch12")
+        # What it puts there, and nothing else, may be deleted there: the
+        # listing and its program in ch12/, copies of common/ in common/.
+        skip = shutil.ignore_patterns("__pycache__", "*.py")
+        folder.fresh("ch12", made={os.path.basename(source), stem})
         write_policy.new_file(os.path.join(scratch, "ch12", os.path.basename(source)), source=source)
-        write_policy.copy_tree(common_dir, folder.fresh("common"), ignore=shutil.ignore_patterns("__pycache__", "*.py"))
+        write_policy.copy_tree(common_dir, folder.fresh("common", made=copied_names(common_dir, skip)), ignore=skip)
     except delete_policy.Refused as e:
         return refuse("refusing --scratch %s: %s" % (args.scratch, e))
     except OSError as e:

@@ -105,13 +105,17 @@ def _handler(signum, _frame):
     raise Interrupted(signum)
 
 
+_libc = None
+
+
 def _set_subreaper():
     """Orphaned descendants come back to this process instead of init (Linux)."""
+    global _libc
     if not sys.platform.startswith("linux"):
         return False
     try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+        _libc = ctypes.CDLL(None, use_errno=True)
+        return _libc.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
     except (OSError, AttributeError):
         return False
 
@@ -321,8 +325,16 @@ def _reap(pids):
 
 # ---- starting and stopping ---------------------------------------------------------------
 
-def _child_setup(old_mask, limit_memory):
+def _child_setup(old_mask, limit_memory, parent):
     def setup():
+        if parent is not None and _libc is not None:
+            # Should this tool be killed outright (SIGKILL: no handler runs),
+            # its child goes with it, rather than run on under init. (Only for
+            # a child started by the main thread: the kernel ties this to the
+            # thread that forked, and a worker thread may end before its child.)
+            _libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)   # PR_SET_PDEATHSIG
+            if os.getppid() != parent:   # (it died before that line)
+                os._exit(128 + int(signal.SIGKILL))
         signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
         if limit_memory:
             import resource
@@ -342,10 +354,11 @@ def start(argv, grace=GRACE, limit_memory=None, env=None, **popen_kwargs):
         if bad in popen_kwargs:
             raise TypeError("supervisor.start() decides %s itself" % bad)
     env = dict(os.environ if env is None else env)
+    parent = os.getpid() if threading.current_thread() is threading.main_thread() else None
     with deferred() as mask:
         with _lock:   # (another thread's stop() never sees it unrecorded, and takes it for an orphan)
             proc = subprocess.Popen(argv, start_new_session=True, env=env,
-                                    preexec_fn=_child_setup(mask, limit_memory), **popen_kwargs)
+                                    preexec_fn=_child_setup(mask, limit_memory, parent), **popen_kwargs)
             proc.ch12_grace = grace
             _children[proc.pid] = proc
     return proc

@@ -123,11 +123,16 @@ class StandaloneScratchTest(Case):
         self.assertEqual(rc, 2, out + err)
         self.assertIn("no marker", err.replace("not this tool's", "no marker"))
         self.assertTrue(os.path.exists(self.path("copy", "ch12", "mine.txt")))
-        # its own, made in an earlier run: what it made there is made again
+        # its own, made in an earlier run, holding a file a user added since: refused, the file kept (issue 43)
+        rc, out, err = self.standalone(scratch)
+        self.assertEqual(rc, 2, out + err)
+        self.assertIn("did not put there", err)
+        self.assertTrue(os.path.exists(os.path.join(scratch, "ch12", "mine.txt")))
+        # and without it: what it made there is made again
+        os.unlink(os.path.join(scratch, "ch12", "mine.txt"))
         rc, out, err = self.standalone(scratch)
         self.assertIn("PASS: compiled with no output", out, err)
         self.assertNotIn("refusing", err)
-        self.assertFalse(os.path.exists(os.path.join(scratch, "ch12", "mine.txt")))
 
     def test_minor_a_scratch_it_cannot_make_and_a_source_outside_a_checkout_are_one_line(self):
         for scratch in ("/sys/ch12-standalone-scratch", "/proc/ch12-standalone"):

@@ -190,6 +190,117 @@ class StreamTest(Case):
         self.assertIn("stdout has no line '100001'", out)
 
 
+class MinorCaseTest(Case):
+    """The minor cases of the same kinds, each as it was found."""
+
+    def stand_in_build(self):
+        build = self.path("build")
+        row = {"id": "ex1", "name": "ex1_descending", "section": "12.1", "kind": "GPU", "group": "exercise",
+               "what": "exercise 1", "of": "", "starter_as_shipped": True, "expect_lines": [], **starter_fields(),
+               "runs": [{"mode": "run", "record": {"unbuilt": "ex1_descending: a stand-in"}}]}
+        self.write(os.path.join(build, "ch12_programs.json"),
+                   json.dumps({"source_dir": REPO, "cuda": {"configured": False, "reason": "a stand-in"},
+                               "rows": [row]}))
+        self.write(os.path.join(build, "CMakeCache.txt"), "# a stand-in cache\n")
+        return build
+
+    def test_json_is_never_one_of_the_builds_own_files(self):
+        build = self.stand_in_build()
+        for name in ("ch12_programs.json", "CMakeCache.txt"):
+            target = os.path.join(build, name)
+            with open(target, "rb") as f:
+                before = f.read()
+            rc, out, err = run([RUN_ALL, "--no-build", "--exercises", "--json", target],
+                               env=dict(os.environ, CH12_BUILD_DIR=build))
+            self.assertEqual(rc, 2, out + err)
+            self.assertEqual(out, "")
+            with open(target, "rb") as f:
+                self.assertEqual(f.read(), before)
+
+    def test_a_program_killed_by_sigxfsz_leaves_the_file_as_it_was(self):
+        out_file = self.write(self.path("out.txt"), "what was there\n")
+        rc, out, err = run([PY, "-S", COMPARE, "--stdout-to", out_file, "--", "sh", "-c",
+                            "ulimit -f 8; exec yes"])
+        self.assertNotEqual(rc, 0, out + err)
+        with open(out_file) as f:
+            self.assertEqual(f.read(), "what was there\n")
+        rc, out, err = run([PY, "-S", COMPARE, "--stdout-to", out_file, "--", "sh", "-c", "echo half; exit 1"])
+        self.assertNotEqual(rc, 0, out + err)
+        with open(out_file) as f:
+            self.assertEqual(f.read(), "what was there\n")
+
+    def standalone(self, scratch, compiler="g++", golden=None):
+        return run([PY, "-S", os.path.join(HERE, "standalone_build.py"), "--compiler", compiler,
+                    "--source", os.path.join(REPO, "ch12", "58_bitonic_split_cpu_baseline.cpp"),
+                    "--scratch", scratch,
+                    "--golden", golden or os.path.join(REPO, "expected_output", "58_bitonic_split_cpu_baseline.txt")])
+
+    def test_a_users_file_in_a_scratch_folders_ch12_is_not_deleted(self):
+        if not shutil.which("g++"):
+            self.skipTest("no g++")
+        scratch = self.path("scratch")
+        rc, out, err = self.standalone(scratch)
+        self.assertEqual(rc, 0, out + err)
+        mine = self.write(os.path.join(scratch, "ch12", "my notes.txt"), "mine\n")
+        rc, out, err = self.standalone(scratch)
+        self.assertEqual(rc, 2, out + err)
+        self.assertIn("did not put there", err)
+        with open(mine) as f:
+            self.assertEqual(f.read(), "mine\n")
+
+    def test_a_missing_compiler_or_golden_is_found_before_anything_is_made(self):
+        scratch = self.path("scratch")
+        rc, out, err = self.standalone(scratch, compiler=self.path("no-such-compiler"))
+        self.assertEqual(rc, 2, out + err)
+        self.assertFalse(os.path.exists(scratch))
+        rc, out, err = self.standalone(scratch, golden=self.path("no-such-golden.txt"))
+        self.assertEqual(rc, 2, out + err)
+        self.assertNotIn("compiled", out)
+        self.assertFalse(os.path.exists(scratch))
+
+    def test_remove_scratch_of_a_link_with_a_trailing_slash_is_refused(self):
+        folder = self.path("theirs")
+        self.write(os.path.join(folder, "keep.txt"), "theirs\n")
+        self.write(os.path.join(folder, ".m"), "not a marker\n")
+        link = self.path("link")
+        os.symlink(folder, link)
+        rc, out, err = run([PY, "-S", os.path.join(HERE, "delete_policy.py"), "remove-scratch", "--tool", "t",
+                            "--marker", ".m", link + "/"])
+        self.assertEqual(rc, 2, out + err)
+        self.assertTrue(os.path.isfile(os.path.join(folder, "keep.txt")))
+
+    def test_a_marker_outside_the_folder_is_refused(self):
+        scratch = self.path("s", "scratch")
+        rc, out, err = run([PY, "-S", os.path.join(HERE, "delete_policy.py"), "make-scratch", "--tool", "t",
+                            "--marker", "../x", scratch])
+        self.assertEqual(rc, 2, out + err)
+        self.assertFalse(os.path.exists(self.path("s", "x")))
+
+    def test_a_tool_killed_outright_takes_its_program_with_it(self):
+        mark = "ch12-orphan-%s" % uuid.uuid4().hex
+        tool = subprocess.Popen([PY, "-S", COMPARE, "--expect-line", "x", "--", PY, "-c",
+                                 "import time; time.sleep(300)", mark],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            self.assertTrue(wait_for(lambda: processes_with(mark), 120), "the program did not start")
+            tool.kill()
+            tool.wait(60)
+            gone = wait_for(lambda: not processes_with(mark), 60)
+        finally:
+            for pid in processes_with(mark):
+                os.kill(pid, signal.SIGKILL)
+        self.assertTrue(gone, "the program ran on after its tool was killed")
+
+    def test_a_bad_argument_is_2_even_when_the_stderr_reader_has_gone(self):
+        for _ in range(5):
+            r, w = os.pipe()
+            os.close(r)
+            p = subprocess.Popen([PY, "-S", COMPARE, "--no-such-option"], stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.DEVNULL, stderr=w)
+            os.close(w)
+            self.assertEqual(p.wait(120), 2)
+
+
 class EarlySignalTest(Case):
     """A signal at any import of a tool -- from the supervisor's first line on
     -- ends it as a signal does later: 128 + the signal, one line, no
@@ -431,4 +542,4 @@ class ToolRulesTest(Case):
 
 
 if __name__ == "__main__":
-    suite.run([ProcessTest, StreamTest, EarlySignalTest, WriteTest, HandoutTest, ToolRulesTest], min_tests=20)
+    suite.run([ProcessTest, StreamTest, MinorCaseTest, EarlySignalTest, WriteTest, HandoutTest, ToolRulesTest], min_tests=28)

@@ -6,4 +6,4 @@
 #include "ex4_one_launch.cuh"  // your file (the reference solution's, in ex4_one_launch_solution_sim)
 #include "ex4_check.h"
 
-int main(int argc, char** argv) { return ex4::main(argc, argv); }
+int main(int argc, char** argv) { return block_sim::run_main(ex4::main, argc, argv); }

@@ -5,4 +5,4 @@
 #include "ex5_per_element.cuh"  // your file (the reference solution's, in ex5_per_element_solution_sim)
 #include "ex5_check.h"
 
-int main(int argc, char** argv) { return ex5::main(argc, argv); }
+int main(int argc, char** argv) { return block_sim::run_main(ex5::main, argc, argv); }
