@@ -234,29 +234,42 @@ def _descendants(roots, table):
     return found
 
 
-# The children this process forked itself, whoever started them -- start()
-# below, or a plain subprocess call (a library's, a test driver's) -- as
-# {pid: start time}, recorded as they are forked. Any other process whose
-# parent is this one came back to it (its subreaper role) from a descendant
-# that ended: an orphan, to be stopped, whatever it did to its environment,
-# session or process group on the way (`env -i setsid ...`).
+# The children of this process that are its own, as {pid: start time}: those
+# it had when this module was imported (a shell's `job & exec tool` leaves
+# its job to the tool), and those it forks itself -- through subprocess
+# (start() below, or a plain subprocess call: a library's, a test driver's),
+# or os.fork (multiprocessing) -- recorded as they are forked. Any other
+# process whose parent is this one came back to it (its subreaper role) from
+# a descendant that ended: an orphan, to be stopped, whatever it did to its
+# environment, session or process group on the way (`env -i setsid ...`).
 _forked = {}
 _real_execute_child = subprocess.Popen._execute_child
+
+
+def _own_children():
+    """{pid: start time} of this process's children now."""
+    me = os.getpid()
+    return {pid: start for pid, (ppid, _, start) in _table().items() if ppid == me}
 
 
 def _recording_execute_child(self, *args, **kwargs):
     with _lock:   # (an orphan scan never sees the new child unrecorded)
         _real_execute_child(self, *args, **kwargs)
         s = _stat(self.pid)
-        _forked[self.pid] = s[2] if s else None
+        if s is not None:
+            _forked[self.pid] = s[2]
 
 
-subprocess.Popen._execute_child = _recording_execute_child
+def _after_fork():
+    """os.fork() returned in this process: its newest child is the one forked."""
+    children = {p: s for p, s in _own_children().items() if p not in _forked}
+    if children:
+        newest = max(children, key=lambda p: children[p])
+        _forked[newest] = children[newest]
 
 
 def _forked_here(pid, start):
-    known = _forked.get(pid, False)
-    return known is None or known == start
+    return pid in _forked and _forked[pid] == start
 
 
 def _orphans(table):
@@ -606,6 +619,10 @@ def _wind_down(line=None):
     except (OSError, ValueError):
         pass
 
+
+subprocess.Popen._execute_child = _recording_execute_child
+os.register_at_fork(after_in_parent=_after_fork)
+_forked.update(_own_children())   # (what it had before: not its orphans)
 
 # The handlers are in place as soon as a tool imports this module (its first
 # import): the earlier, the smaller the time in which Python's own SIGINT

@@ -111,6 +111,40 @@ class ProcessTest(Case):
         self.assertIn("were stopped", err.decode())
 
 
+class BystanderTest(Case):
+    """What the supervisor must NOT stop: what is not its child's (found in review)."""
+
+    def test_a_job_the_tool_inherited_through_exec_is_left_running(self):
+        mark = "ch12-job-%s" % uuid.uuid4().hex
+        script = ("%s -c 'import time; time.sleep(300)' %s </dev/null >/dev/null 2>&1 & "
+                  "exec '%s' -S '%s' --expect-empty-stdout -- true") % (
+            PY, mark, PY, COMPARE)
+        try:
+            rc, out, err = run(["sh", "-c", script])
+            alive = processes_with(mark)
+        finally:
+            for pid in processes_with(mark):
+                os.kill(pid, signal.SIGKILL)
+        self.assertEqual(rc, 0, out + err)
+        self.assertTrue(alive, "the shell's own job was stopped by the tool it exec'd")
+
+    def test_a_process_forked_by_the_tool_itself_is_not_an_orphan(self):
+        code = ("import multiprocessing, sys, time\n"
+                "sys.path.insert(0, %r)\n"
+                "import supervisor\n"
+                "def work(q):\n"
+                "    time.sleep(1); q.put('alive')\n"
+                "if __name__ == '__main__':\n"
+                "    multiprocessing.set_start_method('fork')\n"
+                "    q = multiprocessing.Queue()\n"
+                "    p = multiprocessing.Process(target=work, args=(q,)); p.start()\n"
+                "    supervisor.run(['true'])\n"
+                "    print(q.get(timeout=60)); p.join()\n" % HERE)
+        script = self.write(self.path("forks.py"), code)
+        rc, out, err = run([PY, "-S", script])
+        self.assertEqual((rc, out.strip()), (0, "alive"), err)
+
+
 class StreamTest(Case):
     def test_item3_dev_stdout_is_written_to_not_replaced(self):
         log = self.write(self.path("log"), "a\nb\n")
@@ -133,6 +167,26 @@ class StreamTest(Case):
         with open(log) as f:
             self.assertTrue(f.read().startswith("kept\nthrough a link\n"))
         self.assertTrue(os.path.islink(link))
+
+    def test_item3_every_name_of_a_descriptor_appends(self):
+        d = self.path("D")
+        os.symlink("/dev/fd", d)
+        m = self.path("M")
+        os.symlink("/proc/self", m)
+        for target in ("/proc/thread-self/fd/1", "/dev/fd/01", "//dev/stdout", os.path.join(d, "1"),
+                       os.path.join(m, "fd", "1")):
+            log = self.write(self.path("log"), "a\nb\n")
+            with open(log, "ab") as f:
+                p = subprocess.run([PY, "-S", COMPARE, "--stdout-to", target, "--", "echo", "x"], stdout=f,
+                                   stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=120)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(log) as f:
+                self.assertTrue(f.read().startswith("a\nb\nx\n"), target)
+
+    def test_item3_another_processes_descriptor_is_refused(self):
+        rc, out, err = run([PY, "-S", COMPARE, "--stdout-to", "/proc/1/fd/1", "--", "echo", "x"])
+        self.assertEqual(rc, 2, out + err)
+        self.assertIn("another process", err)
 
     def test_item3_run_all_json_to_dev_stdout_appends(self):
         build = self.path("build")
@@ -492,13 +546,16 @@ class ToolRulesTest(Case):
 
     def copy(self):
         root = self.path("repo")
-        for rel in ("common", "ch12/web/tools", "ch12/extras/sort/support"):
+        for rel in ("common", "ch12/web/tools", "ch12/extras/support"):
             shutil.copytree(os.path.join(REPO, rel), os.path.join(root, rel),
                             ignore=shutil.ignore_patterns("__pycache__"))
+        os.makedirs(os.path.join(root, "ch12", "extras", "sort"))
         shutil.copy(os.path.join(REPO, "ch12", "extras", "sort", "gpu_experiment.sh"),
                     os.path.join(root, "ch12", "extras", "sort"))
         for rel in ("run_all.sh", ".gitignore"):
             shutil.copy(os.path.join(REPO, rel), root)
+        os.makedirs(os.path.join(root, ".ci"))
+        shutil.copy(os.path.join(REPO, ".ci", "run"), os.path.join(root, ".ci"))
         return root
 
     def rules(self, root):
@@ -518,6 +575,22 @@ class ToolRulesTest(Case):
             ("common/sanitize.py", "\nos.unlink('/tmp/x')\n", "delete"),
             ("ch12/web/tools/draw_pictures.js", "\nwriteFileSync('x', 'y');\n", "file write"),
             ("run_all.sh", "\nrm -rf build\n", "delete"),
+            ("run_all.sh", "\nif command rm -f x; then :; fi\n", "delete"),
+            ("run_all.sh", "\necho x > notes.txt\n", "file write"),   # (run_all.sh never asks the write rule)
+            ("common/sanitize.py", "\nfrom os import remove\nremove('x')\n", "delete"),
+            ("common/sanitize.py", "\nimport os as o\no.unlink('x')\n", "delete"),
+            ("common/sanitize.py", "\nfrom shutil import copyfile as cf\ncf('a', 'b')\n", "file write"),
+            ("common/sanitize.py", "\nfrom subprocess import run as r\nr(['x'])\n", "process start"),
+            ("common/sanitize.py", "\nimport subprocess\np = subprocess.Popen\n", "process start"),
+            ("common/sanitize.py", "\nimport pathlib\npathlib.Path('x').open('w')\n", "file write"),
+            ("common/sanitize.py", "\ngetattr(os, 'unlink')('x')\n", "dynamic access"),
+            ("common/sanitize.py", "\nimport multiprocessing\nmultiprocessing.Process(target=print)\n",
+             "process start"),
+            ("common/sanitize.py", "\nflags = 1\nos.open('x', flags)\n", "file write"),
+            ("common/sanitize.py", "\nimport signal\nsignal.raise_signal(2)\n", "signal"),
+            ("ch12/web/tools/draw_pictures.js", "\nconst u = 'http://a'; fs.rmSync(u);\n", "delete"),
+            ("ch12/extras/support/sort_programs.h", "\nvoid f() { ::kill(1, 9); }\n", "signal"),
+            (".ci/run", "\nrm -rf build\n", "delete"),
         ]
         for rel, added, kind in cases:
             root = self.copy()
@@ -542,4 +615,4 @@ class ToolRulesTest(Case):
 
 
 if __name__ == "__main__":
-    suite.run([ProcessTest, StreamTest, MinorCaseTest, EarlySignalTest, WriteTest, HandoutTest, ToolRulesTest], min_tests=28)
+    suite.run([ProcessTest, BystanderTest, StreamTest, MinorCaseTest, EarlySignalTest, WriteTest, HandoutTest, ToolRulesTest], min_tests=32)

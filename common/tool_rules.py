@@ -48,11 +48,11 @@ ALLOWED = {
     ("ch12/web/tools/draw_pictures.js", "process start", "spawnSync(python"):
         "it starts the write rule's own command (common/write_policy.py write), the one way a JavaScript tool "
         "writes a file",
-    ("ch12/extras/sort/support/sort_programs.h", "file write", "std::fopen(path.c_str(), \"w\")"):
+    ("ch12/extras/support/sort_programs.h", "file write", "std::fopen(path.c_str(), \"w\")"):
         "SafeOutput, the C++ programs' one writer: a character device or a pipe is written as it is",
-    ("ch12/extras/sort/support/sort_programs.h", "rename", "std::rename(g_temp"):
+    ("ch12/extras/support/sort_programs.h", "rename", "std::rename(g_temp"):
         "SafeOutput's rename of its own temporary file over the target",
-    ("ch12/extras/sort/support/sort_programs.h", "delete", "::unlink(g_temp)"):
+    ("ch12/extras/support/sort_programs.h", "delete", "::unlink(g_temp)"):
         "SafeOutput removes its own temporary file (mkstemp's) when the write failed or the program ends",
     ("ch12/extras/sort/gpu_experiment.sh", "signal", "kill -TERM \"$p\""):
         "on the way out, the background test runs this script started itself (their pids, from $!)",
@@ -83,10 +83,19 @@ PY_CALLS = {
     "asyncio.create_subprocess_shell": "process start",
     "os.kill": "signal", "os.killpg": "signal", "signal.pthread_kill": "signal",
     "argparse.ArgumentParser": "argument parser",
+    "multiprocessing.Process": "process start", "multiprocessing.Pool": "process start",
+    "concurrent.futures.ProcessPoolExecutor": "process start", "pty.fork": "process start",
+    "signal.raise_signal": "signal", "signal.signal": "signal handler",
+    "codecs.open": "file write", "tempfile.mkstemp": "file write", "tempfile.mkdtemp": "file write",
+    "tempfile.NamedTemporaryFile": "file write", "tempfile.TemporaryDirectory": "file write",
+    "tempfile.TemporaryFile": "file write", "os.makedirs": None, "getattr": None, "__import__": "dynamic access",
 }
+DYNAMIC_MODULES = ("os", "shutil", "subprocess", "signal", "pty", "multiprocessing", "tempfile", "pathlib")
 PY_PREFIXES = {"os.exec": "process start", "os.spawn": "process start"}
 PY_METHODS = {"write_text": "file write", "write_bytes": "file write", "unlink": "delete", "rmdir": "delete",
-              "send_signal": "signal", "terminate": "signal", "kill": "signal"}
+              "send_signal": "signal", "terminate": "signal", "kill": "signal", "rename": "rename",
+              "touch": "file write", "symlink_to": "file write", "hardlink_to": "file write",
+              "rmtree": "delete"}
 
 
 def _dotted(node):
@@ -100,11 +109,36 @@ def _dotted(node):
     return None
 
 
+def _aliases(tree):
+    """The names a file binds to modules and their functions by its imports:
+    `import os as o` -> {o: os}, `from os import remove as r` -> {r: os.remove}."""
+    aliases = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.asname:
+                    aliases[a.asname] = a.name
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for a in node.names:
+                aliases[a.asname or a.name] = node.module + "." + a.name
+    return aliases
+
+
+def _resolved(name, aliases):
+    if not name:
+        return name
+    head, _, rest = name.partition(".")
+    if head in aliases:
+        return aliases[head] + ("." + rest if rest else "")
+    return name
+
+
 def python_findings(rel, text):
     try:
         tree = ast.parse(text, rel)
     except SyntaxError as e:
         return [(e.lineno or 0, "syntax", "cannot be read: %s" % e.msg)]
+    aliases = _aliases(tree)
     found = []
     for node in ast.walk(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -112,9 +146,19 @@ def python_findings(rel, text):
             if any(n.split(".")[0] in ("argparse",) for n in names):
                 found.append((node.lineno, "argument parser", "imports argparse (arguments.Parser is the one)"))
             continue
+        if isinstance(node, ast.Assign) and isinstance(node.value, (ast.Attribute, ast.Name)):
+            target = _resolved(_dotted(node.value), aliases) or ""
+            if target in PY_CALLS and PY_CALLS[target]:   # (p = subprocess.Popen; p(...))
+                found.append((node.lineno, PY_CALLS[target], "%s bound to a name" % target))
+            continue
         if not isinstance(node, ast.Call):
             continue
-        name = _dotted(node.func)
+        name = _resolved(_dotted(node.func), aliases)
+        if name in ("getattr", "builtins.getattr") and node.args:
+            owner = _resolved(_dotted(node.args[0]), aliases) or ""
+            if owner.split(".")[0] in DYNAMIC_MODULES:
+                found.append((node.lineno, "dynamic access", "getattr(%s, ...)" % owner))
+            continue
         if name == "open" or name == "io.open":
             mode = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "mode"),
                                                                  None)
@@ -124,7 +168,8 @@ def python_findings(rel, text):
                 found.append((node.lineno, "file write", "open() with a mode worked out at run time"))
             continue
         if name in PY_CALLS:
-            found.append((node.lineno, PY_CALLS[name], name + "()"))
+            if PY_CALLS[name]:
+                found.append((node.lineno, PY_CALLS[name], name + "()"))
             continue
         if name and any(name.startswith(p) for p in PY_PREFIXES):
             found.append((node.lineno, PY_PREFIXES[next(p for p in PY_PREFIXES if name.startswith(p))], name + "()"))
@@ -133,7 +178,16 @@ def python_findings(rel, text):
             flags = ast.unparse(node.args[1]) if len(node.args) > 1 else ""
             if re.search(r"O_WRONLY|O_RDWR|O_CREAT|O_TRUNC|O_APPEND", flags):
                 found.append((node.lineno, "file write", "os.open(..., %s)" % flags))
+            elif flags and not re.fullmatch(r"[\w.|\s]+", flags.replace("os.", "")) or (
+                    flags and not all(re.fullmatch(r"(os\.)?O_[A-Z]+", f.strip()) for f in flags.split("|"))):
+                found.append((node.lineno, "file write", "os.open() with flags worked out at run time"))
             continue
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "open" and node.args:
+            mode = node.args[0]   # (Path.open('w'))
+            if isinstance(mode, ast.Constant) and isinstance(mode.value, str) and WRITE_MODES.search(mode.value) \
+                    and re.fullmatch(r"[rwabxt+]+", mode.value):
+                found.append((node.lineno, "file write", ".open(%r)" % mode.value))
+                continue
         if isinstance(node.func, ast.Attribute) and node.func.attr in PY_METHODS and name not in (
                 "sys.stdout.write_bytes",):
             owner = _dotted(node.func.value) or ""
@@ -151,27 +205,37 @@ def python_findings(rel, text):
 # or a keyword. (A shell script writes its files with redirections and tee
 # into the output folder it was given, after `write_policy.py check` has
 # allowed each of them: shell_writes_checked() below.)
-_AT = r"(?:^|[;&|(]|\bthen|\bdo|\belse|\|\||&&)\s*"
+_AT = (r"(?:^|[;&|({`]|\$\(|\bthen|\bdo|\belse|\bif|\bwhile|\buntil|\|\||&&|!)\s*"
+       r"(?:\\|command\s+|exec\s+|builtin\s+|xargs\s+(?:-\S+\s+)*|nohup\s+|env\s+|/(?:usr/)?bin/)?")
 SHELL = [
-    (re.compile(_AT + r"(rm|rmdir|unlink)\s"), "delete"),
+    (re.compile(_AT + r"(rm|rmdir|unlink|shred)\s"), "delete"),
+    (re.compile(r"\bfind\b.*\s-delete\b"), "delete"),
     (re.compile(_AT + r"mv\s"), "rename"),
-    (re.compile(_AT + r"(cp|ln|install|truncate)\s"), "file write"),
-    (re.compile(_AT + r"kill\s"), "signal"),
+    (re.compile(_AT + r"(cp|ln|install|truncate|touch|dd)\s"), "file write"),
+    (re.compile(r"\bsed\s+(-\w*\s+)*-i"), "file write"),
+    (re.compile(_AT + r"(kill|pkill|killall)\s"), "signal"),
 ]
+# A write by redirection or tee into a file (not /dev/null, not a descriptor).
+SHELL_WRITE = re.compile(r"(?<![<0-9&=!])>>?(?!=)\s*(?!&|/dev/null\b|\s*$)\S|\|\s*tee\b")
+ASKS_WRITE_RULE = re.compile(r"write_policy\.py[\"']?\s+check\b")
 JS = [
     (re.compile(r"\b(writeFileSync|writeFile|appendFileSync|appendFile|createWriteStream|copyFileSync|copyFile|"
                 r"cpSync|symlinkSync|truncateSync|openSync\([^)]*['\"][wa])\b"), "file write"),
-    (re.compile(r"\b(unlinkSync|unlink|rmSync|rmdirSync|rm)\s*\("), "delete"),
+    (re.compile(r"\b(writeSync|cp|link|linkSync|symlink|truncate|openSync|open|mkdtempSync)\s*\("), "file write"),
+    (re.compile(r"\b(unlinkSync|unlink|rmSync|rmdirSync|rmdir|rm)\s*\("), "delete"),
     (re.compile(r"\b(renameSync|rename)\s*\("), "rename"),
     (re.compile(r"\b(spawnSync|spawn|execSync|execFileSync|execFile|exec|fork)\s*\("), "process start"),
-    (re.compile(r"\bprocess\.kill\s*\("), "signal"),
+    (re.compile(r"\.kill\s*\("), "signal"),
+    (re.compile(r"\[\s*['\"`][^\]]*['\"`]\s*\+"), "dynamic access"),
 ]
 CPP = [
     (re.compile(r"\bstd::ofstream\b|\bstd::fstream\b|\bfopen\s*\(.*,\s*\"[wa]|\bopen\s*\(.*O_(WRONLY|RDWR|CREAT)"),
      "file write"),
     (re.compile(r"\b(std::)?rename\s*\("), "rename"),
-    (re.compile(r"\b(std::remove|unlink|rmdir|std::filesystem::remove(_all)?)\s*\("), "delete"),
+    (re.compile(r"\bfopen\s*\([^,]*,\s*[A-Za-z_]|\bfreopen\s*\(|\bcreat\s*\(|\bcopy_file\s*\("), "file write"),
+    (re.compile(r"\b(std::remove|unlink|rmdir|(std::)?(filesystem|fs)::remove(_all)?)\s*\("), "delete"),
     (re.compile(r"\b(system|popen|fork|execv[pe]?|execl[pe]?|posix_spawnp?)\s*\("), "process start"),
+    (re.compile(r"(::|\b)kill\s*\(|\braise\s*\(SIG"), "signal"),
 ]
 
 
@@ -180,7 +244,34 @@ def _strip_shell_comment(line):
 
 
 def _strip_c_comment(line):
-    return line.split("//", 1)[0]
+    """The line without a // comment (one inside a string is no comment)."""
+    quote = None
+    i = 0
+    while i < len(line):
+        c = line[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = None
+        elif c in "\"'`":
+            quote = c
+        elif line.startswith("//", i):
+            return line[:i]
+        i += 1
+    return line
+
+
+def shell_writes_checked(text):
+    """A shell script that writes files by redirection or tee asks the write
+    rule first (`write_policy.py check`), or is a finding."""
+    lines = [l for l in text.splitlines() if not l.lstrip().startswith("#")]
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.lstrip().startswith("#") and SHELL_WRITE.search(line.split(" #", 1)[0]):
+            if not ASKS_WRITE_RULE.search("\n".join(lines)):
+                return [(n, "file write", "writes by redirection, and never asks `write_policy.py check`")]
+            return []
+    return []
 
 
 def text_findings(text, patterns, strip):
@@ -203,7 +294,8 @@ def project_files(repo):
     files = []
     for root, dirs, names in os.walk(repo):
         rel_root = os.path.relpath(root, repo)
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "node_modules" and d != "__pycache__"
+        dirs[:] = sorted(d for d in dirs if (not d.startswith(".") or (rel_root == "." and d == ".ci"))
+                         and d != "node_modules" and d != "__pycache__"
                          and not (rel_root == "." and (d.startswith("build") or d == "gpu-logs")))
         files += [os.path.normpath(os.path.join(rel_root, n)) for n in sorted(names)]
     return files
@@ -223,7 +315,7 @@ def tools(repo):
         path = os.path.join(repo, rel)
         if rel.endswith(".py"):
             out.append((rel, "python"))
-        elif rel.endswith(".sh") or rel in (".ci/run",) or rel == "run_all.sh":
+        elif rel.endswith(".sh") or rel.startswith(".ci/"):
             out.append((rel, "shell"))
         elif rel.endswith(".js") and (rel.startswith("ch12/web/tools/") or rel.startswith("ch12/extras/")):
             out.append((rel, "javascript"))
@@ -245,7 +337,7 @@ def findings(repo):
         if language == "python":
             found = python_findings(rel, text)
         elif language == "shell":
-            found = text_findings(text, SHELL, _strip_shell_comment)
+            found = text_findings(text, SHELL, _strip_shell_comment) + shell_writes_checked(text)
         elif language == "javascript":
             found = text_findings(text, JS, _strip_c_comment)
         else:

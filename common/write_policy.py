@@ -236,30 +236,33 @@ def _same(a, b):
         return os.path.realpath(a) == os.path.realpath(b)
 
 
-_DESCRIPTOR_NAMES = {"/dev/stdout": 1, "/dev/stderr": 2}
+_FD_FOLDER = re.compile(r"^/proc/([0-9]+)(?:/task/[0-9]+)?/fd$")
 
 
 def named_descriptor(path):
-    """The descriptor of this process that `path` names -- /dev/stdout,
-    /dev/stderr, /dev/fd/N, /proc/self/fd/N, /proc/<this pid>/fd/N, or a link
-    that leads to one of those -- or None. Such an output is written to the
-    descriptor as it is (`tool --json /dev/stdout >>log` appends to log): it
-    is what the caller opened, a file of theirs, a pipe or a terminal, not a
+    """(pid, N) when `path` names descriptor N of process pid -- /dev/stdout,
+    /dev/stderr, /dev/fd/N, /proc/self/fd/N, /proc/thread-self/fd/N, through
+    any link on the way (a link to /dev/fd, to /proc/self, to /dev/stdout) --
+    else None. Judged by where the path's folder really is (the kernel's
+    /proc/<pid>/fd), not by its spelling. One of this process's descriptors is
+    written to as it is (`tool --json /dev/stdout >>log` appends to log): it is
+    what the caller opened, a file of theirs, a pipe or a terminal, not a
     path to replace."""
-    pattern = re.compile(r"^/(?:dev/fd|proc/self/fd|proc/%d/fd)/([0-9]+)$" % os.getpid())
-    seen = 0
-    while seen < 40:
-        p = os.path.normpath(os.path.join(os.getcwd(), path)) if not os.path.isabs(path) else os.path.normpath(path)
-        if p in _DESCRIPTOR_NAMES:
-            return _DESCRIPTOR_NAMES[p]
-        m = pattern.match(p)
-        if m:
-            return int(m.group(1))
-        if not os.path.islink(p) or p.startswith("/proc/"):
+    p = path if os.path.isabs(path) else os.path.join(os.getcwd(), path)
+    for _ in range(40):
+        p = p.rstrip(os.sep) or os.sep
+        folder, name = os.path.split(p)
+        real_folder = os.path.realpath(folder)
+        m = _FD_FOLDER.match(real_folder)
+        if m and name.isdigit():
+            return int(m.group(1)), int(name)
+        if m is not None or real_folder.startswith("/proc/"):
+            return None   # (inside /proc, a link is the kernel's: never followed as text)
+        full = os.path.join(real_folder, name)
+        if not os.path.islink(full):
             return None
-        target = os.readlink(p)
-        path = target if os.path.isabs(target) else os.path.join(os.path.dirname(p), target)
-        seen += 1
+        target = os.readlink(full)
+        p = target if os.path.isabs(target) else os.path.join(real_folder, target)
     return None
 
 
@@ -279,7 +282,11 @@ def check(path, inputs=(), update_golden=False, what="output", regenerates=None)
         raise Refused("the %s path holds a NUL byte" % what)
     if path.endswith(os.sep) or path.endswith(os.sep + ".") or path.endswith(os.sep + ".."):
         raise Refused("the %s %s names a folder, not a file" % (what, path))
-    descriptor = named_descriptor(path)
+    named = named_descriptor(path)
+    if named is not None and named[0] != os.getpid():
+        raise Refused("the %s %s names a descriptor of another process (%d): give a file, or a descriptor of "
+                      "this tool's (/dev/stdout, /dev/fd/N)" % (what, path, named[0]))
+    descriptor = named[1] if named is not None else None
     if descriptor is not None:
         try:
             os.fstat(descriptor)

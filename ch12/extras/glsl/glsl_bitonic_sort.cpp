@@ -5,7 +5,7 @@
 //   glsl_bitonic_sort                       the traced run (its golden): 1024 floats in one
 //                                           dispatch, then the dispatches and barriers for a few n
 //   glsl_bitonic_sort --n N [--input KIND]  sort N floats, check them against std::sort
-//                                           (the input kinds: ch12/extras/sort/support/input_kinds.h)
+//                                           (the input kinds: ch12/extras/support/input_kinds.h)
 //   glsl_bitonic_sort --bench LIST          time the sort (timestamp queries), median of --runs
 //
 // The shaders (bitonic_local.comp, bitonic_global.comp) are compiled to
@@ -493,7 +493,7 @@ static uint32_t bits(float f) { return bitonic::float_bits(f); }
 static float from_bits(uint32_t u) { return bitonic::bits_float(u); }
 static uint32_t order_key(float f) { return bitonic::to_order(bitonic::KeyType::f32, bitonic::float_bits(f)); }
 
-// The floats of each input kind (ch12/extras/sort/support/input_kinds.h):
+// The floats of each input kind (ch12/extras/support/input_kinds.h):
 // uniform (random bits: every class of float, NaNs and denormals included),
 // sorted, reverse (both with runs of three equal values), equal, few-unique
 // (8 floats of random bits, the largest of the order, 0x7FFFFFFF, among

@@ -73,7 +73,7 @@ MULTI_GPU_HD inline uint64_t mix_b(uint64_t z) {  // MurmurHash3's finalizer: an
     z *= 0xC4CEB9FE1A85EC53ull;
     return z ^ (z >> 33);
 }
-// Key i of n, of each input kind (ch12/extras/sort/support/input_kinds.h).
+// Key i of n, of each input kind (ch12/extras/support/input_kinds.h).
 // `shift` keeps sorted keys in 32 bits: i >> shift (0 up to 2^32 keys).
 // few-unique: 16 values; special: 0, 1, the extremes of int32 and uint32
 // and their neighbours, as the sort library's tests use them.

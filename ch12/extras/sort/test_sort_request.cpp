@@ -38,6 +38,8 @@
 #include "check.h"
 #include "sort_cases.h"
 #include "sort_programs.h"
+#include "plan.h"           // the library's own (src/): tested here
+#include "tuning_policy.h"
 
 using namespace bitonic;
 

@@ -40,6 +40,9 @@
 #include "sort_cases.h"
 #include "window_core.h"
 #include "window_plan.h"
+#include "plan.h"           // the library's own (src/): tested here
+#include "traffic_model.h"
+#include "tuning_policy.h"
 
 using namespace bitonic;
 

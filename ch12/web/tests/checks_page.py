@@ -20,7 +20,7 @@ from checklib import REPO, WEB, page_session
 
 # The C++ header that defines the programs' kinds of input (--input KIND).
 # If the list moves to another header, change this path.
-CPP_INPUT_KINDS = os.path.join(REPO, "ch12", "extras", "sort", "support", "input_kinds.h")
+CPP_INPUT_KINDS = os.path.join(REPO, "ch12", "extras", "support", "input_kinds.h")
 
 
 def copy_of_page(dest, leave_out=()):

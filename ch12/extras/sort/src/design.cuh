@@ -29,6 +29,9 @@
 #include <cuda_runtime.h>
 
 #include "bitonic/bitonic_sort.cuh"
+#include "plan.h"            // the library's own: how a request is carried out
+#include "traffic_model.h"   // ... its trips
+#include "tuning_policy.h"   // ... and its choices for the device
 #include "cuda_status.h"  // CH12_TRY of a CUDA call or a kernel launch
 #include "words.cuh"
 

@@ -8,6 +8,8 @@
 #include <cstring>
 
 #include "bitonic/tuning.h"
+#include "plan.h"
+#include "tuning_policy.h"
 
 namespace bitonic {
 

@@ -1,6 +1,7 @@
 // ch12/extras/sort/src/traffic.cpp -- trips and bytes of a plan (bitonic/traffic.h).
 // Each count follows its design's launch code step for step.
 #include "bitonic/traffic.h"
+#include "traffic_model.h"
 
 #include "window_plan.h"
 

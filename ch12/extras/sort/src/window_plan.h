@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "bitonic/tuning.h"
+#include "plan.h"
+#include "tuning_policy.h"
 #include "window_core.h"
 
 namespace bitonic {

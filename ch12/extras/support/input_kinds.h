@@ -1,8 +1,8 @@
-// ch12/extras/sort/support/input_kinds.h -- the one list of input kinds: the
+// ch12/extras/support/input_kinds.h -- the one list of input kinds: the
 // names that --input takes in every sort program of the companion (the sort
 // library's runner and tests, the GLSL host, the multi-GPU sort), in the
 // order their usage texts list them. Each program makes keys of these kinds
-// in its own way -- uint32 keys of a key type (support/sort_cases.h), floats
+// in its own way -- uint32 keys of a key type (ch12/extras/sort/sort_cases.h), floats
 // (ch12/extras/glsl), keys made on the GPU from their index
 // (ch12/extras/multi_gpu) -- with the meaning given here. The web page's
 // list is checked against this table by its tests.

@@ -1,6 +1,6 @@
-// ch12/extras/sort/support/sort_cases.h -- what the sort library's runner,
+// ch12/extras/sort/sort_cases.h -- what the sort library's runner,
 // tests and benchmark share on the host (no part of the library): the key
-// sets of each input kind (support/input_kinds.h), the batches (bitonic ones
+// sets of each input kind (ch12/extras/support/input_kinds.h), the batches (bitonic ones
 // for merges), and the check of a result against the CPU (std::sort, by the
 // library's own order: bitonic/key_types.h). Plain C++: the CPU-only test
 // (test_sort_request.cpp) makes batches with it too.

@@ -1,6 +1,6 @@
-// ch12/extras/sort/support/sort_programs.h -- what the programs around the
+// ch12/extras/support/sort_programs.h -- what the programs around the
 // sort library share, and the library itself does not have (it is no part of
-// the library's API: CMake target ch12_sort_programs):
+// the library's API: CMake target ch12_extra_programs, ch12/extras/support/CMakeLists.txt):
 //
 //   inputs             the one list of input kinds (input_kinds.h) and the
 //                      --input option: input_option(), input_choices()
