@@ -507,11 +507,7 @@ def parse(argv):
             bad_argument("--json %s is a folder: give the file to write" % opts["json"])
         if not os.path.isdir(os.path.dirname(path)):
             bad_argument("--json %s: the folder %s does not exist" % (opts["json"], os.path.dirname(path)))
-        try:   # (common/write_policy.py: decided before anything runs)
-            write_policy.check(path, what="--json file")
-        except write_policy.Refused as e:
-            bad_argument(str(e))
-        opts["json"] = path
+        opts["json"] = path   # (checked by the write rule in main(), with the build's files as inputs)
     if opts["handout"] is not None:
         path = arguments.absolute(opts["handout"])   # ('link/../x': beside the link's target)
         others = opts["names"] or opts["exercises"] or opts["traps"] or opts["web"] or opts["json"]
@@ -696,13 +692,14 @@ def check_starters_fresh(table):
     --no-build, nothing configures again): the expectations of its tests
     (NOT YET as shipped, PASS once edited) would be the table's, not the
     file's."""
-    stale = [r for r in starter_rows(table) if shipped_now(r) != bool(r.get("starter_as_shipped"))]
+    now = [(r, shipped_now(r)) for r in starter_rows(table)]
+    stale = [(r, shipped) for r, shipped in now if shipped != bool(r.get("starter_as_shipped"))]
     if stale:
         raise Failure("%s changed since the build's table was made (%s): the build's checks would judge it by "
                       "what it was; run without --no-build (its configure step reads the starters again)"
-                      % (", ".join(r["starter"] for r in stale),
-                         "; ".join("%s: %s now" % (r["id"], "as shipped" if shipped_now(r) else "edited")
-                                   for r in stale)))
+                      % (", ".join(r["starter"] for r, _ in stale),
+                         "; ".join("%s: %s now" % (r["id"], "as shipped" if shipped else "edited")
+                                   for r, shipped in stale)))
 
 
 def make_handout(folder, table):
@@ -776,7 +773,7 @@ def main(argv):
     if os.path.lexists(build_dir) and not os.path.isdir(build_dir):
         bad_argument("the build folder %s (CH12_BUILD_DIR) is not a folder" % build_dir)
     if opts["json"] is not None:
-        try:   # (the build's own files are what this run reads: never its output)
+        try:   # (common/write_policy.py, before anything runs; the build's own files are inputs, never the output)
             write_policy.check(opts["json"], inputs=build_inputs(build_dir), what="--json file")
         except write_policy.Refused as e:
             bad_argument(str(e))

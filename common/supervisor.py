@@ -276,8 +276,8 @@ def _orphans(table):
     """Processes that came back to this process (its subreaper role) from a
     child started here, and what descends from them: what a stopped or
     finished child left, as {pid: start time}; their zombies too, to be
-    reaped. A child this process forked itself (start(), or a plain
-    subprocess call) is not one."""
+    reaped. A child of this process's own (_forked: one it had at import, or
+    forked itself) is not one."""
     me = os.getpid()
     found = {}
     for pid, (ppid, state, start) in table.items():

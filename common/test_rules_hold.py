@@ -12,13 +12,11 @@ for a file to appear, with a deadline.
 
 import json
 import os
-import re
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
-import time
 import unittest
 import uuid
 
@@ -73,6 +71,17 @@ class Case(unittest.TestCase):
         with open(path, "wb" if isinstance(data, bytes) else "w") as f:
             f.write(data)
         return path
+
+    def stand_in_build(self, build, source_dir=REPO):
+        """A stand-in build folder for run_all.sh: its table holds exercise 1's
+        starter, as shipped (its file as it is now), not built."""
+        row = {"id": "ex1", "name": "ex1_descending", "section": "12.3", "kind": "GPU", "group": "exercise",
+               "what": "exercise 1", "of": "", "starter_as_shipped": True, "expect_lines": [], **starter_fields(),
+               "runs": [{"mode": "run", "record": {"unbuilt": "ex1_descending: a stand-in"}}]}
+        self.write(os.path.join(build, "ch12_programs.json"),
+                   json.dumps({"source_dir": source_dir, "cuda": {"configured": False, "reason": "a stand-in"},
+                               "rows": [row]}))
+        return build
 
 
 class ProcessTest(Case):
@@ -189,18 +198,12 @@ class StreamTest(Case):
         self.assertIn("another process", err)
 
     def test_item3_run_all_json_to_dev_stdout_appends(self):
-        build = self.path("build")
-        row = {"id": "ex1", "name": "ex1_descending", "section": "12.1", "kind": "GPU", "group": "exercise",
-               "what": "exercise 1", "of": "", "starter_as_shipped": True, "expect_lines": [], **starter_fields(),
-               "runs": [{"mode": "run", "record": {"unbuilt": "ex1_descending: a stand-in"}}]}
-        self.write(os.path.join(build, "ch12_programs.json"),
-                   json.dumps({"source_dir": REPO, "cuda": {"configured": False, "reason": "a stand-in"},
-                               "rows": [row]}))
+        build = self.stand_in_build(self.path("build"))
         log = self.write(self.path("log"), "before\n")
         with open(log, "ab") as f:
-            p = subprocess.run([RUN_ALL, "--no-build", "--exercises", "--json", "/dev/stdout"], stdout=f,
-                               stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=300,
-                               env=dict(os.environ, CH12_BUILD_DIR=build))
+            subprocess.run([RUN_ALL, "--no-build", "--exercises", "--json", "/dev/stdout"], stdout=f,
+                           stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=300,
+                           env=dict(os.environ, CH12_BUILD_DIR=build))
         with open(log) as f:
             text = f.read()
         self.assertTrue(text.startswith("before\n"), text)
@@ -247,19 +250,9 @@ class StreamTest(Case):
 class MinorCaseTest(Case):
     """The minor cases of the same kinds, each as it was found."""
 
-    def stand_in_build(self):
-        build = self.path("build")
-        row = {"id": "ex1", "name": "ex1_descending", "section": "12.1", "kind": "GPU", "group": "exercise",
-               "what": "exercise 1", "of": "", "starter_as_shipped": True, "expect_lines": [], **starter_fields(),
-               "runs": [{"mode": "run", "record": {"unbuilt": "ex1_descending: a stand-in"}}]}
-        self.write(os.path.join(build, "ch12_programs.json"),
-                   json.dumps({"source_dir": REPO, "cuda": {"configured": False, "reason": "a stand-in"},
-                               "rows": [row]}))
-        self.write(os.path.join(build, "CMakeCache.txt"), "# a stand-in cache\n")
-        return build
-
     def test_json_is_never_one_of_the_builds_own_files(self):
-        build = self.stand_in_build()
+        build = self.stand_in_build(self.path("build"))
+        self.write(os.path.join(build, "CMakeCache.txt"), "# a stand-in cache\n")
         for name in ("ch12_programs.json", "CMakeCache.txt"):
             target = os.path.join(build, name)
             with open(target, "rb") as f:
@@ -478,9 +471,6 @@ class WriteTest(Case):
                                                         "CMakePresets.json", ".gitignore", "ch12/exercises/"))):
                 os.makedirs(os.path.dirname(os.path.join(root, rel)) or root, exist_ok=True)
                 shutil.copy2(src, os.path.join(root, rel))
-        for rel in ("common/tool_rules.py", "common/test_rules_hold.py"):
-            if os.path.isfile(os.path.join(REPO, rel)) and not os.path.exists(os.path.join(root, rel)):
-                shutil.copy2(os.path.join(REPO, rel), os.path.join(root, rel))
         return root
 
     def assert_readme_survives(self, root):
@@ -519,13 +509,7 @@ class HandoutTest(Case):
                             ignore=shutil.ignore_patterns("__pycache__"))
         shutil.copy(RUN_ALL, root)
         shutil.copy(os.path.join(REPO, ".gitignore"), root)
-        build = os.path.join(root, "build")
-        row = {"id": "ex1", "name": "ex1_descending", "section": "12.3", "kind": "GPU", "group": "exercise",
-               "what": "exercise 1", "of": "", "starter_as_shipped": True, "expect_lines": [],
-               **starter_fields(REPO), "runs": [{"mode": "run", "record": {"unbuilt": "a stand-in"}}]}
-        self.write(os.path.join(build, "ch12_programs.json"),
-                   json.dumps({"source_dir": root, "cuda": {"configured": False, "reason": "a stand-in"},
-                               "rows": [row]}))
+        build = self.stand_in_build(os.path.join(root, "build"), source_dir=root)
         shutil.copy(os.path.join(root, "ch12", "exercises", "solutions", "ex1_descending.cuh"),
                     os.path.join(root, "ch12", "exercises", "1_descending", "ex1_descending.cuh"))
         handout = self.path("handout")

@@ -179,8 +179,8 @@ def existing_project_file(real, repo=REPO):
     top = os.path.realpath(repo)
     if not real.startswith(top + os.sep) or not os.path.lexists(real):
         return False
-    first = os.path.relpath(real, top).split(os.sep)[0]
-    if os.path.relpath(real, top).count(os.sep) and any(fnmatch.fnmatchcase(first, f) for f in _tools_folders(repo)):
+    parts = os.path.relpath(real, top).split(os.sep)
+    if len(parts) > 1 and any(fnmatch.fnmatchcase(parts[0], f) for f in _tools_folders(repo)):
         return False
     return project_untracked(repo)
 
