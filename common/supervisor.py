@@ -58,6 +58,26 @@ import threading  # noqa: E402
 import time  # noqa: E402
 from contextlib import contextmanager  # noqa: E402
 
+# A tool started with a standard descriptor closed (`tool >&-`): /dev/null
+# takes its place, so that the first file or pipe the tool opens is not
+# taken for its stdin, stdout or stderr -- and a program it starts is not
+# handed one as its own -- and what the tool prints goes nowhere, without a
+# traceback; its exit status still says how it ended.
+# The descriptors so replaced are in CLOSED_AT_START: the write policy does
+# not take /dev/stdout for a place to write when the caller had closed it.
+CLOSED_AT_START = set()
+for _fd, _name, _mode in ((0, "stdin", "r"), (1, "stdout", "w"), (2, "stderr", "w")):
+    try:
+        os.fstat(_fd)
+    except OSError:
+        CLOSED_AT_START.add(_fd)
+        _null = os.open(os.devnull, os.O_RDONLY if _mode == "r" else os.O_WRONLY)
+        if _null != _fd:
+            os.dup2(_null, _fd)
+            os.close(_null)
+        if getattr(sys, _name) is None:
+            setattr(sys, _name, open(_fd, _mode, closefd=False))
+
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 GRACE = 10.0       # seconds between SIGTERM and SIGKILL, by default (time enough on a loaded machine)
 POLL = 0.02        # how often a stop looks again (a tool's own loop, not a test's)

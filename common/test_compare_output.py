@@ -156,6 +156,18 @@ class CompareOutputTest(unittest.TestCase):
         with open(path, "rb") as f:
             self.assertEqual(f.read(), b"fresh \n")
 
+    def test_update_keeps_a_masked_line_masked(self):
+        # (the GLSL golden's "device: *": an update on one machine must not write that machine's device)
+        path = os.path.join(self.tmp.name, "masked_golden.txt")
+        rc, out, _ = self.run_tool("--update", "--golden", path, "--mask-line-prefix", "device: ",
+                                   *program(write_stdout(b"a\ndevice: llvmpipe\nb\n")))
+        self.assertEqual(rc, 0, out)
+        with open(path, "rb") as f:
+            self.assertEqual(f.read(), b"a\ndevice: *\nb\n")
+        rc, out, _ = self.run_tool("--golden", path, "--mask-line-prefix", "device: ",
+                                   *program(write_stdout(b"a\ndevice: NVIDIA H200\nb\n")))
+        self.assertEqual(rc, 0, out)
+
     def test_env_is_passed_to_the_program(self):
         rc, out, _ = self.run_tool("--env", "CUDA_VISIBLE_DEVICES=", "--expect-line", "[]", *program(
             "import os; print(repr(os.environ['CUDA_VISIBLE_DEVICES']).replace(\"''\", '[]'))"))
@@ -366,6 +378,19 @@ class CompareOutputTest(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertIn("does not contain", out)
 
+    def test_expect_stderr_contains_past_what_is_kept_and_across_chunks(self):
+        # 12 MiB of stderr (more than is kept), the text split over two writes, and at the very end
+        code = ("import sys, os; e = sys.stderr.buffer; e.write(b'x' * (12 << 20)); e.flush(); "
+                "e.write(b'...needle in the'); e.flush(); "
+                "e.write(b' haystack\\n'); e.flush(); sys.exit(2)")
+        rc, out, _ = self.run_tool("--expect-exit", "2", "--expect-stderr-contains", "needle in the haystack",
+                                   *program(code))
+        self.assertEqual(rc, 0, out)
+        rc, out, _ = self.run_tool("--expect-exit", "2", "--expect-stderr-contains", "needle in a haystack",
+                                   *program(code))
+        self.assertEqual(rc, 1, out)
+        self.assertIn("does not contain", out)
+
     def test_expect_line_prefix(self):
         code = write_stdout(b"usage: prog [--replay]\n  more\n")
         rc, out, _ = self.run_tool("--expect-line-prefix", "usage: prog", *program(code))
@@ -409,7 +434,7 @@ def process_alive(pid):
 
 # The number of tests this file defines, at least: a run with fewer (an empty
 # discovery, a renamed class) is a failure, never a pass.
-MIN_TESTS = 34
+MIN_TESTS = 36
 
 if __name__ == "__main__":
     suite.run([CompareOutputTest], MIN_TESTS)

@@ -4,7 +4,7 @@ configured in a build folder of its own, and must keep every test of the
 reference build (same names), with what cannot run reporting Skipped --
 never Failed -- and saying why.
 
-    test_configurations.py --config cuda_off|no_tools_on_path|cudacxx_false \\
+    test_configurations.py --config cuda_off|no_tools_on_path|cudacxx_false|copy_without_git \\
         --reference-build build [--cmake cmake] [--ctest ctest]
 
   cuda_off          -DCH12_CUDA=OFF
@@ -15,6 +15,11 @@ never Failed -- and saying why.
                     the reason must say what CUDACXX names and why it failed,
                     and with CH12_REQUIRE_CUDA (CI=true) configuring fails
                     with that text
+  copy_without_git  a copy of the files git lists in a folder of no checkout
+                    (GitHub's "Download ZIP"), -DCH12_CUDA=OFF: configured,
+                    built and tested from the copy, its tools and their
+                    tests included; its README.md survives run_all.sh --json
+                    and compare_output.py --stdout-to
 
 To stay affordable (CI's machine has 2 cores), each builds only what its
 checks run -- 58, and exercise 2 and its solution -- and runs a subset of
@@ -58,7 +63,32 @@ CONFIGS = {
     "cudacxx_false": {"defs": [], "env": {"CUDACXX": "/bin/false"},
                       "cuda_reason": "CUDACXX names '/bin/false', which is not nvcc: '/bin/false --version' exited "
                                      "with status"},
+    # GitHub's "Download ZIP" (the files git lists, in a folder of no checkout), with CUDA off to
+    # stay quick: configured, built and tested from that copy, its own tools and tool tests
+    # included, and its README.md survives --json and --stdout-to.
+    "copy_without_git": {"defs": ["-DCH12_CUDA=OFF"], "env": {}, "copy": True,
+                         "cuda_reason": "CUDA is turned off in this build (CH12_CUDA=OFF)"},
 }
+
+
+def copy_of_the_project(dest):
+    """The files git lists for this checkout (as `git archive HEAD` gives them,
+    with what is staged), copied to dest -- or, where this copy has no git
+    itself, every file but the tools' own folders."""
+    listed = subprocess.run(["git", "-C", REPO, "ls-files", "-z"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+    files = [f for f in listed.stdout.decode("utf-8", errors="surrogateescape").split("\0") if f] \
+        if listed.returncode == 0 else None
+    if not files:
+        shutil.copytree(REPO, dest, symlinks=True,
+                        ignore=shutil.ignore_patterns(".git", "build", "build-*", "gpu-logs", "node_modules",
+                                                      "__pycache__"))
+        return
+    for rel in files:
+        src = os.path.join(REPO, rel)
+        if os.path.islink(src) or os.path.isfile(src):
+            os.makedirs(os.path.dirname(os.path.join(dest, rel)) or dest, exist_ok=True)
+            shutil.copy2(src, os.path.join(dest, rel), follow_symlinks=False)
 
 
 def says(text, want):
@@ -129,10 +159,15 @@ def main():
             for tool in cfg["hide"]:
                 check(shutil.which(tool, path=env["PATH"]) is None, "%s is still on the PATH" % tool)
         build = os.path.join(tmp.name, "nested build")
+        source = REPO
+        if cfg.get("copy"):
+            source = os.path.join(tmp.name, "download", "chapter12-main")
+            copy_of_the_project(source)
+            check(not os.path.exists(os.path.join(source, ".git")), "the copy has a .git")
 
         # ---- configure: it succeeds, and says what is missing and why
-        rc, out = run([cmake, "-S", REPO, "-B", build] + cfg["defs"], env)
-        print("$ cmake -S %s -B '%s' %s  (%s)" % (REPO, build, " ".join(cfg["defs"]),
+        rc, out = run([cmake, "-S", source, "-B", build] + cfg["defs"], env)
+        print("$ cmake -S %s -B '%s' %s  (%s)" % (source, build, " ".join(cfg["defs"]),
                                                   ", ".join("%s=%s" % kv for kv in cfg["env"].items()) or "PATH as is"))
         if rc != 0:
             print(out)
@@ -202,7 +237,22 @@ def main():
                  sum(1 for v in results.values() if v == "Skipped")) if rc == 0 else "ctest: see above")
 
         # ---- run_all.sh and its unit tests, on this build
-        rc, out = run([os.path.join(REPO, "run_all.sh"), "--no-build", "58", "59"],
+        if cfg.get("copy"):
+            # ---- the copy's own files are no tool's to replace
+            readme = os.path.join(source, "README.md")
+            with open(readme, "rb") as f:
+                before = f.read()
+            rc, out = run([os.path.join(source, "run_all.sh"), "--no-build", "--json", readme, "58"],
+                          dict(env, CH12_BUILD_DIR=build))
+            check(rc == 2 and "a file of this project" in out, "run_all.sh --json README.md in the copy: exit %d:\n%s"
+                  % (rc, out[-2000:]))
+            rc, out = run([sys.executable, "-S", os.path.join(source, "common", "compare_output.py"), "--stdout-to",
+                           readme, "--", "echo", "replaced"], env)
+            check(rc == 2 and "a file of this project" in out, "compare_output.py --stdout-to README.md in the copy: "
+                  "exit %d:\n%s" % (rc, out[-2000:]))
+            with open(readme, "rb") as f:
+                check(f.read() == before, "the copy's README.md was changed")
+        rc, out = run([os.path.join(source, "run_all.sh"), "--no-build", "58", "59"],
                       dict(env, CH12_BUILD_DIR=build, CUDA_VISIBLE_DEVICES=""))
         check(rc == 0 and re.search(r"\n58 +12\.1 +CPU +PASS", out) and
               re.search(r"\n59 +12\.1 +GPU +SKIP .*%s" % re.escape(cfg["cuda_reason"][:40]), out) and
@@ -211,7 +261,7 @@ def main():
         if a.config == "no_tools_on_path":
             # ---- every exercise without nvcc: the starters TODO, the solutions PASS
             results = os.path.join(tmp.name, "exercises.json")
-            rc, out = run([os.path.join(REPO, "run_all.sh"), "--no-build", "--quiet", "--exercises", "--json", results],
+            rc, out = run([os.path.join(source, "run_all.sh"), "--no-build", "--quiet", "--exercises", "--json", results],
                           dict(env, CH12_BUILD_DIR=build))
             check(rc == 0, "run_all.sh --no-build --exercises without nvcc:\n" + out[-3000:])
             with open(results) as f:
@@ -228,9 +278,10 @@ def main():
                           "exercise %d ran in the block simulator: %r" % (n, e.get("runs")))
             print("exercises without nvcc: %s" % ", ".join("%s %s" % (k, v["result"]) for k, v in sorted(got.items())))
 
-        rc, out = run([sys.executable, "-S", os.path.join(HERE, "test_tools.py"), "--build-dir", build,
+        rc, out = run([sys.executable, "-S", os.path.join(source, "common", "test_tools.py"), "--build-dir", build,
                        "--cmake", cmake, "--only", "RunAllTest"], env)
-        check(rc == 0, "test_tools.py RunAllTest on this build:\n" + out[-4000:])
+        first = out.find("=" * 70)   # (unittest's first failure block: its name and traceback, not a long tail)
+        check(rc == 0, "test_tools.py RunAllTest on this build:\n" + (out[first:first + 6000] if first >= 0 else out[-4000:]))
         print(out.strip().splitlines()[-1] if out.strip() else "")
 
     if failures:

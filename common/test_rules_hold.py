@@ -347,6 +347,28 @@ class MinorCaseTest(Case):
             os.close(w)
             self.assertEqual(p.wait(120), 2)
 
+    def test_a_closed_stdout_stdin_or_stderr_is_no_traceback(self):
+        # (`tool >&-`: stdout was None inside the tool, and --show, or the last flush, a traceback)
+        for closed, argv, want in ((1, ["--show", "--expect-line", "hi", "--", "echo", "hi"], 0),
+                                   (1, ["--expect-line", "ho", "--", "echo", "hi"], 1),
+                                   (0, ["--expect-line", "hi", "--", "echo", "hi"], 0),
+                                   (2, ["--expect-line", "hi", "--", "echo", "hi"], 0)):
+            with self.subTest(closed=closed, argv=argv):
+                close = {0: "<&-", 1: ">&-", 2: "2>&-"}[closed]
+                p = subprocess.run(["bash", "-c", '"$@" ' + close, "bash", PY, "-S", COMPARE] + argv,
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   timeout=120)
+                self.assertEqual(p.returncode, want, p.stderr.decode(errors="replace"))
+                self.assertNotIn(b"Traceback", p.stderr)
+        # ...and a stdout the caller closed is no place to write: refused, not written into /dev/null
+        for argv in (["check", "/dev/stdout"], ["write"]):
+            with self.subTest(write_policy=argv):
+                p = subprocess.run(["bash", "-c", '"$@" >&-', "bash", PY, "-S", WRITE_POLICY] + argv,
+                                   input=b'[["/dev/stdout", "important\\n"]]', stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, timeout=120)
+                self.assertEqual(p.returncode, 2, p.stderr.decode(errors="replace"))
+                self.assertIn(b"closed when the tool started", p.stderr)
+
 
 class EarlySignalTest(Case):
     """A signal at any import of a tool -- from the supervisor's first line on
@@ -599,4 +621,4 @@ class ToolRulesTest(Case):
 
 
 if __name__ == "__main__":
-    suite.run([ProcessTest, BystanderTest, StreamTest, MinorCaseTest, EarlySignalTest, WriteTest, HandoutTest, ToolRulesTest], min_tests=32)
+    suite.run([ProcessTest, BystanderTest, StreamTest, MinorCaseTest, EarlySignalTest, WriteTest, HandoutTest, ToolRulesTest], min_tests=33)

@@ -42,6 +42,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import supervisor  # noqa: E402  (first: the signal handlers are in place before any other import)
 import atexit
+import fcntl
 import glob
 import re
 import stat
@@ -65,7 +66,7 @@ class Refused(Exception):
 
 # A numbered listing's or trap's golden: 58_bitonic_split_cpu_baseline.txt,
 # 59_trap_adjacent_pairs.replay.txt, ...
-PROTECTED_NAME = re.compile(r"^[0-9]+_[^/]*\.txt$")
+PROTECTED_NAME = re.compile(r"\A[0-9]+_[^/]*\.txt\Z")
 
 
 def book_golden_names(repo=REPO):
@@ -122,9 +123,12 @@ def is_tracked(real):
         return False
     rel = os.path.relpath(real, top)
     command = ["git", "-c", "safe.directory=*", "--literal-pathspecs", "-C", top, "ls-files", "-z", "--", rel]
+    # (the checkout's own index, whatever a caller's environment names: a git hook's GIT_DIR, a GIT_INDEX_FILE)
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY")}
     try:
         proc = supervisor.run(command, timeout=60, grace=1, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE)
+                              stderr=subprocess.PIPE, env=env)
     except OSError as e:
         raise Refused("%s is in the git checkout %s, and git cannot be run (%s) to tell whether it is tracked"
                       % (real, top, e.strerror))
@@ -170,19 +174,43 @@ def _tools_folders(repo=REPO):
     return folders or ["build", "build-*"]
 
 
+def project_root_of(real):
+    """The root of the copy of this project that holds the real path `real`
+    -- the nearest folder above it with common/write_policy.py and
+    run_all.sh -- or None. Another clone or download counts as much as this
+    one."""
+    d = os.path.dirname(real)
+    while True:
+        if os.path.isfile(os.path.join(d, "common", "write_policy.py")) and os.path.isfile(os.path.join(d, "run_all.sh")):
+            return d
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
+
+
 def existing_project_file(real, repo=REPO):
-    """Where git does not know the project's files (project_untracked()): True
-    for an existing file under the project's root that is not in one of the
-    tools' own folders (_tools_folders: build/, ...). Such a file may be one
-    of the project's -- README.md, a source -- and no tool replaces it."""
+    """Where git does not know a copy's files (project_untracked()): True for
+    an existing file under the root of a copy of this project -- this one,
+    or the one that holds `real` (project_root_of) -- that is not in one of
+    the tools' own folders (_tools_folders: build/, ...). Such a file may be
+    one of the project's -- README.md, a source -- and no tool replaces it."""
     import fnmatch
-    top = os.path.realpath(repo)
-    if not real.startswith(top + os.sep) or not os.path.lexists(real):
+    if not os.path.lexists(real):
         return False
-    parts = os.path.relpath(real, top).split(os.sep)
-    if len(parts) > 1 and any(fnmatch.fnmatchcase(parts[0], f) for f in _tools_folders(repo)):
-        return False
-    return project_untracked(repo)
+    roots = {os.path.realpath(repo)}
+    found = project_root_of(real)
+    if found is not None:
+        roots.add(os.path.realpath(found))
+    for top in sorted(roots):
+        if not real.startswith(top + os.sep):
+            continue
+        parts = os.path.relpath(real, top).split(os.sep)
+        if len(parts) > 1 and any(fnmatch.fnmatchcase(parts[0], f) for f in _tools_folders(top)):
+            continue
+        if project_untracked(top):
+            return True
+    return False
 
 
 # ---- the files that a tool draws for the repository ---------------------------------------
@@ -290,8 +318,14 @@ def check(path, inputs=(), update_golden=False, what="output", regenerates=None)
     if descriptor is not None:
         try:
             os.fstat(descriptor)
+            readable_only = fcntl.fcntl(descriptor, fcntl.F_GETFL) & os.O_ACCMODE == os.O_RDONLY
         except OSError:
             raise Refused("the %s %s names descriptor %d, which is not open" % (what, path, descriptor))
+        if descriptor in supervisor.CLOSED_AT_START:
+            raise Refused("the %s %s names descriptor %d, which was closed when the tool started"
+                          % (what, path, descriptor))
+        if readable_only:
+            raise Refused("the %s %s names descriptor %d, which is open for reading only" % (what, path, descriptor))
         return Target(path, path, True, None, descriptor=descriptor)
     try:
         st = os.stat(path)           # through links
@@ -338,7 +372,8 @@ def check(path, inputs=(), update_golden=False, what="output", regenerates=None)
     elif st is not None and existing_project_file(real) and not (update_golden and is_golden(real)):
         raise Refused("the %s %s is a file of this project (%s), in a copy that git does not track (a download, "
                       "or a folder another repository ignores), where no tool replaces a file it did not make; "
-                      "give a path under build/ or outside the project" % (what, shown, os.path.realpath(REPO)))
+                      "give a path under build/ or outside the project"
+                      % (what, shown, project_root_of(real) or os.path.realpath(REPO)))
     mode = stat.S_IMODE(st.st_mode) if st is not None else NEW_FILE_MODE
     return Target(path, real, False, mode)
 
