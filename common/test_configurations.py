@@ -46,6 +46,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import supervisor  # noqa: E402  (cmake, ctest and run_all.sh: stopped with it, on a timeout or a signal)
+import run_all  # noqa: E402  (source_files(): what a copy of the project holds)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -72,19 +73,10 @@ CONFIGS = {
 
 
 def copy_of_the_project(dest):
-    """The files git lists for this checkout (as `git archive HEAD` gives them,
-    with what is staged), copied to dest -- or, where this copy has no git
-    itself, every file but the tools' own folders."""
-    listed = subprocess.run(["git", "-C", REPO, "ls-files", "-z"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL)
-    files = [f for f in listed.stdout.decode("utf-8", errors="surrogateescape").split("\0") if f] \
-        if listed.returncode == 0 else None
-    if not files:
-        shutil.copytree(REPO, dest, symlinks=True,
-                        ignore=shutil.ignore_patterns(".git", "build", "build-*", "gpu-logs", "node_modules",
-                                                      "__pycache__"))
-        return
-    for rel in files:
+    """The project's files (run_all.source_files: git's list, as `git archive
+    HEAD` gives them with what is staged -- or, where this copy has no git,
+    every file but the tools' own folders), copied to dest."""
+    for rel in run_all.source_files(REPO):
         src = os.path.join(REPO, rel)
         if os.path.islink(src) or os.path.isfile(src):
             os.makedirs(os.path.dirname(os.path.join(dest, rel)) or dest, exist_ok=True)
