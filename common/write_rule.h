@@ -1,9 +1,7 @@
 // common/write_rule.h -- the write policy (common/write_policy.py) for the
 // C++ programs: the same refusals, decided in C++ without Python and without
-// starting git. It is for SafeOutput, the C++ programs' one writer
-// (ch12/extras/support/sort_programs.h: the benchmarks' CSV files), which
-// moves onto it once that change has run on a GPU; until then its user is
-// its test's checker, write_rule_check (common/test_write_rule.cpp).
+// starting git. Its one user is SafeOutput, the C++ programs' one writer
+// (ch12/extras/support/sort_programs.h: the benchmarks' CSV files).
 //
 //   ch12::write_rule::Target t;
 //   std::string why = ch12::write_rule::check(path, &t);   // "" or why not

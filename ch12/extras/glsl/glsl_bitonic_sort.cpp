@@ -493,40 +493,23 @@ static uint32_t bits(float f) { return bitonic::float_bits(f); }
 static float from_bits(uint32_t u) { return bitonic::bits_float(u); }
 static uint32_t order_key(float f) { return bitonic::to_order(bitonic::KeyType::f32, bitonic::float_bits(f)); }
 
-// The floats of each input kind (ch12/extras/support/input_kinds.h):
-// uniform (random bits: every class of float, NaNs and denormals included),
-// sorted, reverse (both with runs of three equal values), equal, few-unique
-// (8 floats of random bits, the largest of the order, 0x7FFFFFFF, among
-// them), or special (+-0, +-inf, NaNs, denormals, the extremes, with repeats).
-static const uint32_t kSpecial[] = {0x00000000u, 0x80000000u, 0x7F800000u, 0xFF800000u, 0x7FC00000u, 0xFFC00000u,
-                                    0x7F800001u, 0x00000001u, 0x80000001u, 0x007FFFFFu, 0x807FFFFFu, 0x7F7FFFFFu,
-                                    0xFF7FFFFFu, 0x3F800000u, 0xBF800000u, 0x7FFFFFFFu};
+// The floats of each input kind: the one generator's (ch12::input_key in
+// ch12/extras/support/input_kinds.h, key type float) -- the same floats the
+// sort library's tests sort, and the web page's.
 static std::vector<float> make_input(ch12::Input kind, uint32_t n, uint32_t seed) {
-    std::mt19937 rng(seed);
     std::vector<float> v(n);
-    uint32_t few[8];
-    if (kind == ch12::Input::few_unique) {
-        for (uint32_t& f : few) f = (uint32_t)rng();
-        few[7] = 0x7FFFFFFFu;
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        switch (kind) {
-            case ch12::Input::uniform: v[i] = from_bits((uint32_t)rng()); break;
-            case ch12::Input::sorted: v[i] = (float)(i / 3) - (float)n / 6.0f; break;
-            case ch12::Input::reverse: v[i] = (float)((n - i) / 3) - (float)n / 6.0f; break;
-            case ch12::Input::equal: v[i] = 2.5f; break;
-            case ch12::Input::few_unique: v[i] = from_bits(few[rng() % 8]); break;
-            case ch12::Input::special: v[i] = from_bits(kSpecial[rng() % 16]); break;
-        }
-    }
+    for (uint32_t i = 0; i < n; i++) v[i] = from_bits(ch12::input_key(kind, ch12::KeyBits::float32, i, n, seed));
     return v;
 }
-// The traced run's 1024 floats: each special float once, and the rest from
-// -1000 to 1000 in quarters (repeats).
+// The traced run's 1024 floats: each special float of that list once (19:
+// its last entry repeats 1.0), and the rest from -1000 to 1000 in quarters
+// (repeats).
 static std::vector<float> traced_input(uint32_t n, uint32_t seed) {
     std::mt19937 rng(seed);
     std::vector<float> v(n);
-    for (uint32_t i = 0; i < n; i++) v[i] = i < 16 ? from_bits(kSpecial[i]) : (float)((int)(rng() % 8001) - 4000) / 4.0f;
+    for (uint32_t i = 0; i < n; i++)
+        v[i] = i < ch12::kSpecialFloats - 1 ? from_bits(ch12::input_special_float((int)i))
+                                            : (float)((int)(rng() % 8001) - 4000) / 4.0f;
     return v;
 }
 

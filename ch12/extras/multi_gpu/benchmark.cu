@@ -78,7 +78,7 @@ static Status cub_reference(Machine& m, uint64_t n, bool pairs, const InputSpec&
     const uint32_t* result_values = nullptr;
     std::vector<double> times;
     for (int r = 0; r <= runs; r++) {  // run 0 warms up
-        CH12_TRY(launch_fill(k0.get(), v0.get(), 0, n, in, sorted_shift(n), 0, g.compute));
+        CH12_TRY(launch_fill(k0.get(), v0.get(), 0, n, n, in, 0, g.compute));
         k = cub::DoubleBuffer<uint32_t>(k0.get(), k1.get());
         v = cub::DoubleBuffer<uint32_t>(v0.get(), v1.get());
         size_t bytes = temp_bytes;

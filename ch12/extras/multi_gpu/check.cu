@@ -40,12 +40,11 @@ Fingerprint input_fingerprint(uint64_t n, const InputSpec& in, bool pairs) {
     const unsigned T = host_threads();
     std::vector<Fingerprint> parts(T);
     std::vector<std::thread> threads;
-    const int shift = sorted_shift(n);
     for (unsigned t = 0; t < T; t++)
         threads.emplace_back([&, t] {
             Fingerprint f;
             for (uint64_t i = n * t / T; i < n * (t + 1) / T; i++)
-                f.add(input_key(in.kind, i, shift, in.seed), pairs ? (uint32_t)i : 0u);
+                f.add(input_key(in.kind, i, n, in.seed), pairs ? (uint32_t)i : 0u);
             parts[t] = f;
         });
     for (std::thread& t : threads) t.join();

@@ -23,11 +23,11 @@ namespace multi_gpu {
 // This GPU's part of the input: keys [first, first + count), values = index.
 // flip_block S > 0 (the sort's pairs): the values of an odd block r = index / S,
 // which the first sort puts in descending order, stored complemented (schedule.h).
-__global__ void fill_kernel(uint32_t* keys, uint32_t* values, uint64_t first, uint64_t count, Input kind, int shift,
+__global__ void fill_kernel(uint32_t* keys, uint32_t* values, uint64_t first, uint64_t count, uint64_t n, Input kind,
                             uint32_t seed, uint64_t flip_block) {
     for (uint64_t x = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; x < count; x += (uint64_t)gridDim.x * blockDim.x) {
         const uint64_t i = first + x;
-        keys[x] = input_key(kind, i, shift, seed);
+        keys[x] = input_key(kind, i, n, seed);
         if (values)
             values[x] = (uint32_t)i ^ (flip_block && multi_gpu::values_flipped(i / flip_block, 0) ? ~0u : 0u);
     }
@@ -64,9 +64,9 @@ unsigned launch_blocks(uint64_t count) {
     return (unsigned)std::max<uint64_t>(1, std::min<uint64_t>(want, 0x7FFFFFFF));
 }
 
-Status launch_fill(uint32_t* keys, uint32_t* values, uint64_t first, uint64_t count, const InputSpec& in, int shift,
+Status launch_fill(uint32_t* keys, uint32_t* values, uint64_t first, uint64_t count, uint64_t n, const InputSpec& in,
                    uint64_t flip_block, cudaStream_t stream) {
-    fill_kernel<<<launch_blocks(count), 256, 0, stream>>>(keys, values, first, count, in.kind, shift, in.seed, flip_block);
+    fill_kernel<<<launch_blocks(count), 256, 0, stream>>>(keys, values, first, count, n, in.kind, in.seed, flip_block);
     CH12_TRY(ch12::kernel_launch("fill_kernel launch"));
     return {};
 }
@@ -272,7 +272,7 @@ void release(Machine& m, const SortSpec& spec) {
 Status fill(Machine& m, const SortSpec& spec, const InputSpec& in) {
     const uint64_t n = spec.layout.total(), per = spec.layout.per_gpu();
     return on_each_gpu(m, spec.layout.gpus(), [&](Gpu& g, size_t i) -> Status {
-        CH12_TRY(launch_fill(g.keys.get(), g.values.get(), i * per, per, in, sorted_shift(n), spec.layout.sub, g.compute));
+        CH12_TRY(launch_fill(g.keys.get(), g.values.get(), i * per, per, n, in, spec.layout.sub, g.compute));
         CH12_TRY(cudaStreamSynchronize(g.compute));
         return {};
     });

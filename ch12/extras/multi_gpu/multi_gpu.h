@@ -73,27 +73,11 @@ MULTI_GPU_HD inline uint64_t mix_b(uint64_t z) {  // MurmurHash3's finalizer: an
     z *= 0xC4CEB9FE1A85EC53ull;
     return z ^ (z >> 33);
 }
-// Key i of n, of each input kind (ch12/extras/support/input_kinds.h).
-// `shift` keeps sorted keys in 32 bits: i >> shift (0 up to 2^32 keys).
-// few-unique: 16 values; special: 0, 1, the extremes of int32 and uint32
-// and their neighbours, as the sort library's tests use them.
-MULTI_GPU_HD inline uint32_t input_key(Input kind, uint64_t i, int shift, uint32_t seed) {
-    switch (kind) {
-        case Input::uniform: return (uint32_t)(mix_a(i ^ ((uint64_t)seed << 40)) >> 32);
-        case Input::few_unique: return (uint32_t)(mix_a(i ^ ((uint64_t)seed << 40)) >> 60);  // 16 values
-        case Input::sorted: return (uint32_t)(i >> shift);
-        case Input::reverse: return ~(uint32_t)(i >> shift);
-        case Input::special: {
-            const uint32_t pool[6] = {0u, 1u, 0x7FFFFFFFu, 0x80000000u, 0x80000001u, 0xFFFFFFFFu};
-            return pool[(mix_a(i ^ ((uint64_t)seed << 40)) >> 32) % 6];
-        }
-        default: return 42u;  // equal
-    }
-}
-inline int sorted_shift(uint64_t n) {
-    int shift = 0;
-    while ((n - 1) >> shift > 0xFFFFFFFFull) shift++;
-    return shift;
+// Key i of n, of each input kind: the one generator's (ch12::input_key,
+// ch12/extras/support/input_kinds.h, key type uint32), called by each GPU's
+// threads for their keys and by the CPU for the input's fingerprint.
+MULTI_GPU_HD inline uint32_t input_key(Input kind, uint64_t i, uint64_t n, uint32_t seed) {
+    return ch12::input_key(kind, ch12::KeyBits::uint32, i, n, seed);
 }
 
 struct InputSpec {
@@ -203,9 +187,9 @@ struct SortSpec {
 
 // Blocks of 256 threads for `count` keys, 8 keys a thread.
 unsigned launch_blocks(uint64_t count);
-// keys [first, first + count) of the input into keys (and values = index),
+// keys [first, first + count) of the n-key input into keys (and values = index),
 // on `stream` (fill_kernel, exchange.cu).
-Status launch_fill(uint32_t* keys, uint32_t* values, uint64_t first, uint64_t count, const InputSpec& in, int shift,
+Status launch_fill(uint32_t* keys, uint32_t* values, uint64_t first, uint64_t count, uint64_t n, const InputSpec& in,
                    uint64_t flip_block, cudaStream_t stream);
 // The arrays of a sort on the first P GPUs, and the library's scratch;
 // *no_room: "" or why it cannot (memory), nothing allocated then.

@@ -138,7 +138,7 @@ static const char* const kUsage =
     "--n N [--gpus P] [--pairs] [--input KIND] [--seed S] [--max-block B] [--chunk C]\n"
     "       --bench [--gpus P] [--sizes LIST] [--runs R] [--csv FILE] [--pairs] [--input KIND] [--seed S]\n"
     "               [--max-block B] [--chunk C]";
-static const char* const kDetails =
+static const std::string kDetails =
     "  Sorts n uint32 keys spread evenly over P GPUs with a bitonic network: the sort library\n"
     "  on each GPU, and for each distance that spans GPUs a compare-split of partner GPUs'\n"
     "  arrays exchanged through NCCL. The result is checked on the CPU.\n"
@@ -146,8 +146,7 @@ static const char* const kDetails =
     "  --gpus P       GPUs to use, a power of two, 1 .. 64 (default: every visible GPU, or the\n"
     "                 largest power of two of them); fewer visible than P: exit 77\n"
     "  --pairs        sort (key, value) pairs: a uint32 value (the key's input index) with each key\n"
-    "  --input KIND   uniform, sorted, reverse, equal, few-unique (16 values) or special\n"
-    "                 (default uniform)\n"
+    "  --input KIND   the keys' kind (default uniform): " + ch12::input_choices() + "\n"
     "  --seed S       seed of the random keys, 0 .. 4294967295 (default 1)\n"
     "  --max-block B  blocks (virtual ranks) of at most B keys, a power of two, 2^10 .. 2^31\n"
     "                 (default 2^31, the library's limit); a GPU holds at most 4096 of them\n"
@@ -258,12 +257,12 @@ static Status run(ch12::CommandLine& cl, const Options& o, bool* ok) {
 }
 
 int main(int argc, char** argv) {
-    ch12::CommandLine cl(argc, argv, kUsage, kDetails);
+    ch12::CommandLine cl(argc, argv, kUsage, kDetails.c_str());
     Options o = parse(cl);
     keep_nvls_off(cl);
     if (o.bench) {  // can the CSV be written there? (its temporary file is made after the GPU check)
         const std::string problem = ch12::SafeOutput::check(o.csv);
-        if (!problem.empty()) cl.fail("--csv: cannot write " + o.csv + ": " + problem);
+        if (!problem.empty()) cl.fail("--csv: " + problem);
     }
     // ---- the GPUs: none usable, or fewer than asked: exit 77
     ch12::require_cuda_device(cl.name());

@@ -28,58 +28,16 @@ namespace cases {
 using ch12::Input;  // the one list of input kinds
 using ch12::input_name;
 
-// Floats that every float sort must get right: both zeros, both infinities,
-// NaNs of both signs (two payloads), denormals, the extremes, and repeats.
-inline std::vector<uint32_t> special_float_bits() {
-    return {0x00000000u, 0x80000000u,              // +0.0, -0.0
-            0x7F800000u, 0xFF800000u,              // +inf, -inf
-            0x7FC00000u, 0xFFC00000u,              // quiet NaN, -NaN
-            0x7F800001u, 0xFFBFFFFFu,              // signalling NaN payloads
-            0x00000001u, 0x80000001u,              // smallest denormals
-            0x007FFFFFu, 0x807FFFFFu,              // largest denormals
-            0x00800000u, 0x80800000u,              // smallest normals
-            0x7F7FFFFFu, 0xFF7FFFFFu,              // largest finite
-            0x3F800000u, 0xBF800000u, 0x3F800000u};  // 1.0, -1.0, 1.0 again
-}
-
-// n raw 32-bit keys of the given kind for key type t; `seed` drives the random ones.
-//   uniform     any 32 bits (floats: random bits, so NaNs and denormals appear too)
-//   sorted      ascending in the key type's order, with repeats
-//   reverse     descending, with repeats
-//   equal       one value, n times
-//   few-unique  8 distinct values, shuffled (the largest possible key among them)
-//   special     the special floats above (ints: 0, 1, the extremes), shuffled
+// n raw 32-bit keys of the given kind for key type t, from the one generator
+// (input_kinds.h: ch12::input_key; key i depends on (kind, type, i, n, seed)
+// only).
+static_assert((int)ch12::KeyBits::uint32 == (int)bitonic::KeyType::u32 &&
+                  (int)ch12::KeyBits::int32 == (int)bitonic::KeyType::i32 &&
+                  (int)ch12::KeyBits::float32 == (int)bitonic::KeyType::f32,
+              "input_kinds.h's key types are the library's, in its order");
 inline std::vector<uint32_t> make_keys(Input kind, bitonic::KeyType t, size_t n, uint32_t seed) {
     std::vector<uint32_t> keys(n);
-    std::mt19937 rng(seed);
-    auto from_order = [t](uint32_t order) { return bitonic::from_order(t, order); };
-    switch (kind) {
-        case Input::uniform:
-            for (auto& k : keys) k = (uint32_t)rng();
-            break;
-        case Input::sorted:
-            for (size_t i = 0; i < n; i++) keys[i] = from_order(0x40000000u + (uint32_t)(i / 3) * 7u + (seed % 5));
-            break;
-        case Input::reverse:
-            for (size_t i = 0; i < n; i++) keys[i] = from_order(0x40000000u + (uint32_t)((n - i) / 3) * 7u + (seed % 5));
-            break;
-        case Input::equal:
-            for (auto& k : keys) k = 0x9E3779B9u ^ seed;
-            break;
-        case Input::few_unique: {
-            uint32_t values[8];
-            for (auto& v : values) v = (uint32_t)rng();
-            values[7] = from_order(0xFFFFFFFFu);  // the largest key, as a real key
-            for (auto& k : keys) k = values[rng() % 8];
-            break;
-        }
-        case Input::special: {
-            std::vector<uint32_t> pool = special_float_bits();
-            if (t != bitonic::KeyType::f32) pool = {0u, 1u, 0x7FFFFFFFu, 0x80000000u, 0xFFFFFFFFu, 0x80000001u, 1u};
-            for (auto& k : keys) k = pool[rng() % pool.size()];
-            break;
-        }
-    }
+    for (size_t i = 0; i < n; i++) keys[i] = ch12::input_key(kind, (ch12::KeyBits)t, i, n, seed);
     return keys;
 }
 
@@ -175,15 +133,22 @@ inline std::string make_batch(const bitonic::Request& r, Input input, uint32_t s
         b = Batch{};
         return "not enough host memory for the batch (" + std::to_string((long long)(bytes / 1048576)) + " MiB)";
     }
-    parallel_for(r.count, [&](size_t a) {
+    // Array a's keys: make_keys(input, r.key_type, r.len, seed + 7919 a), made
+    // in pieces of 2^16 on all cores (one big array as well as many small).
+    const size_t piece = (size_t)1 << 16, pieces = (r.len + piece - 1) / piece;
+    parallel_for(r.count * pieces, [&](size_t w) {
+        const size_t a = w / pieces, first = (w % pieces) * piece, last = std::min(r.len, first + piece);
         const uint32_t s = seed + (uint32_t)a * 7919u;
-        const std::vector<uint32_t> k = make_keys(input, r.key_type, r.len, s);
-        std::copy(k.begin(), k.end(), b.keys.begin() + a * b.stride);
+        for (size_t i = first; i < last; i++)
+            b.keys[a * b.stride + i] = ch12::input_key(input, (ch12::KeyBits)r.key_type, i, r.len, s);
         if (r.with_values)
-            for (size_t i = a * b.stride; i < a * b.stride + r.len; i++) b.values[i] = (uint32_t)(i * 2654435761u) ^ seed;
-        if (r.bitonic_input)
-            make_bitonic(r, b.keys.data() + a * b.stride, r.with_values ? b.values.data() + a * b.stride : nullptr, r.len, s);
+            for (size_t i = a * b.stride + first; i < a * b.stride + last; i++) b.values[i] = (uint32_t)(i * 2654435761u) ^ seed;
     });
+    if (r.bitonic_input)
+        parallel_for(r.count, [&](size_t a) {
+            make_bitonic(r, b.keys.data() + a * b.stride, r.with_values ? b.values.data() + a * b.stride : nullptr,
+                         r.len, seed + (uint32_t)a * 7919u);
+        });
     return "";
 }
 

@@ -92,8 +92,8 @@ static ch12::Status run_case(const Case& c, bitonic::Sorter& sorter, std::string
     return {};
 }
 
-static const cases::Input kInputs[] = {cases::Input::uniform, cases::Input::sorted, cases::Input::reverse,
-                                       cases::Input::equal, cases::Input::few_unique, cases::Input::special};
+// The k-th input kind of the one list (ch12/extras/support/input_kinds.h), round and round.
+static cases::Input input_at(int k) { return (cases::Input)(k % ch12::kInputCount); }
 
 // The cases of one design.
 static std::vector<Case> cases_of(bitonic::Design design, bool quick, bool longer) {
@@ -114,7 +114,7 @@ static std::vector<Case> cases_of(bitonic::Design design, bool quick, bool longe
             for (uint32_t seed = 1; seed <= (i == 0 || i == 4 ? 2u : 1u); seed++) {
                 bitonic::Request r;
                 r.len = n;
-                add(r, kInputs[i], seed * 7919u + (uint32_t)n);
+                add(r, input_at(i), seed * 7919u + (uint32_t)n);
             }
     // ---- every key type x keys/pairs x order x len x count, sorts then merges
     std::vector<bitonic::KeyType> types = {bitonic::KeyType::u32, bitonic::KeyType::i32, bitonic::KeyType::f32};
@@ -141,7 +141,7 @@ static std::vector<Case> cases_of(bitonic::Design design, bool quick, bool longe
                             if (count > 1 && turn % 3 == 1) r.stride = len + 3;
                             // floats see their special values every other case
                             const cases::Input input = (t == bitonic::KeyType::f32 && turn % 2 == 0)
-                                                           ? cases::Input::special : kInputs[turn % 6];
+                                                           ? cases::Input::special : input_at(turn);
                             add(r, input, 1000u + (uint32_t)turn);
                             turn++;
                         }
@@ -163,7 +163,7 @@ static std::vector<Case> cases_of(bitonic::Design design, bool quick, bool longe
                     r.len = len;
                     r.count = (size_t(1) << 18) / len + 3;
                     if (k % 3 == 1) r.stride = len + 5;
-                    add(r, t == bitonic::KeyType::f32 && k % 2 ? cases::Input::special : kInputs[k % 6], 3000u + (uint32_t)k);
+                    add(r, t == bitonic::KeyType::f32 && k % 2 ? cases::Input::special : input_at(k), 3000u + (uint32_t)k);
                     k++;
                 }
     }

@@ -29,8 +29,14 @@
 //   fprintf(out.file(), ...);
 //   out.commit();                                    // rename over path
 //
-// A target that is not a regular file (/dev/null, a pipe) is written
-// directly; a symbolic link is followed, and the file it names replaced.
+// What may be written is common/write_rule.h's to say (the write policy of
+// common/write_policy.py, in C++): never a file git tracks, a golden, a file
+// in a .git folder, or a file of this project in a copy without git. A
+// character device or a pipe (/dev/null) is written directly, a descriptor
+// of this program's (/dev/stdout) as it is -- both at commit(), after what
+// the program printed before, and not at all after a failed run; a symbolic
+// link is followed, and the file it names replaced (the rule asked again
+// just before).
 #pragma once
 
 #include <cerrno>
@@ -47,6 +53,7 @@
 #include "ch12/status.h"     // exit_status()
 #include "cli.h"
 #include "input_kinds.h"
+#include "write_rule.h"  // common/: the write rule, in C++
 
 namespace ch12 {
 
@@ -85,21 +92,11 @@ inline const bitonic::Profile* profile_option(const CommandLine& cl) {
 
 class SafeOutput {
   public:
-    // "" when `path` can be written, else why not. Opens nothing.
-    static std::string check(const std::string& path) {
-        struct stat st;
-        if (path.empty()) return "an empty file name";
-        if (stat(path.c_str(), &st) == 0) {
-            if (S_ISDIR(st.st_mode)) return "it is a folder";
-            if (access(path.c_str(), W_OK) != 0) return std::string("no permission to write it (") + std::strerror(errno) + ")";
-            if (!S_ISREG(st.st_mode)) return "";
-        }
-        const std::string dir = folder_of(resolved(path));
-        if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return "its folder " + dir + " does not exist";
-        if (access(dir.c_str(), W_OK | X_OK) != 0)
-            return "no permission to create files in its folder " + dir + " (" + std::strerror(errno) + ")";
-        return "";
-    }
+    // "" when `path` may be written, else why not: the write rule of
+    // common/write_rule.h, common/write_policy.py's in C++ (no tracked file,
+    // golden, .git folder, dangling link, nor a file of a copy without git;
+    // a descriptor of this program's is written to as it is). Opens nothing.
+    static std::string check(const std::string& path) { return write_rule::check(path); }
 
     SafeOutput() = default;
     SafeOutput(const SafeOutput&) = delete;
@@ -108,15 +105,23 @@ class SafeOutput {
 
     // Opens the temporary file (or a non-regular target itself). "" or the problem.
     std::string open(const std::string& path) {
-        struct stat st;
-        const bool exists = stat(path.c_str(), &st) == 0;
-        if (exists && !S_ISREG(st.st_mode)) {  // /dev/null, a pipe: no rename over it
-            file_ = std::fopen(path.c_str(), "w");
+        write_rule::Target where;
+        const std::string refused = write_rule::check(path, &where);
+        if (!refused.empty()) return refused;
+        path_ = path;
+        if (where.descriptor >= 0 || where.device) {
+            // /dev/stdout, /dev/fd/N (written to as it is, never reopened), /dev/null, a pipe (no
+            // rename over it): the rows are held in memory and written at commit(), after what the
+            // program printed before -- and not at all when the run fails.
+            file_ = open_memstream(&memory_, &memory_size_);
             if (!file_) return path + ": " + std::strerror(errno);
             direct_ = true;
+            descriptor_ = where.descriptor;
             return "";
         }
-        target_ = resolved(path);
+        struct stat st;
+        const bool exists = stat(path.c_str(), &st) == 0;
+        target_ = where.real;
         std::string tmp = target_ + ".tmpXXXXXX";
         if (tmp.size() >= sizeof g_temp) return path + ": the name is too long";
         std::strcpy(g_temp, tmp.c_str());
@@ -159,7 +164,12 @@ class SafeOutput {
             discard();
             return "writing it failed (" + std::string(std::strerror(errno)) + ")";
         }
-        if (direct_) return "";
+        if (direct_) return write_direct();
+        const std::string now = write_rule::check(path_);  // (git may have begun to track it meanwhile)
+        if (!now.empty()) {
+            discard();
+            return now;
+        }
         if (std::rename(g_temp, target_.c_str()) != 0) {
             const std::string why = std::strerror(errno);
             discard();
@@ -177,6 +187,9 @@ class SafeOutput {
     void discard() {
         if (file_) std::fclose(file_);
         file_ = nullptr;
+        std::free(memory_);
+        memory_ = nullptr;
+        memory_size_ = 0;
         if (!direct_ && g_temp[0]) {
             ::unlink(g_temp);
             g_temp[0] = '\0';
@@ -184,19 +197,32 @@ class SafeOutput {
     }
 
   private:
-    static std::string folder_of(const std::string& path) {
-        const size_t slash = path.rfind('/');
-        if (slash == std::string::npos) return ".";
-        return slash == 0 ? "/" : path.substr(0, slash);
+    // The held rows to the descriptor or the device, after the program's own stdout.
+    std::string write_direct() {
+        std::fflush(stdout);
+        int fd = descriptor_;
+        FILE* device = nullptr;
+        if (fd < 0) {
+            device = std::fopen(path_.c_str(), "w");
+            if (!device) {
+                const std::string why = std::strerror(errno);
+                discard();
+                return path_ + ": " + why;
+            }
+            fd = fileno(device);
+        }
+        std::string problem;
+        for (size_t done = 0; done < memory_size_ && problem.empty();) {
+            const ssize_t n = ::write(fd, memory_ + done, memory_size_ - done);
+            if (n > 0) done += (size_t)n;
+            else if (n < 0 && errno != EINTR) problem = "writing it failed (" + std::string(std::strerror(errno)) + ")";
+        }
+        if (device && std::fclose(device) != 0 && problem.empty())
+            problem = "writing it failed (" + std::string(std::strerror(errno)) + ")";
+        discard();
+        return problem;
     }
-    // A symbolic link's target (its folder receives the temporary file).
-    static std::string resolved(const std::string& path) {
-        char* real = realpath(path.c_str(), nullptr);
-        if (!real) return path;  // not there yet
-        std::string r = real;
-        std::free(real);
-        return r;
-    }
+
     // One temporary file per process, removed at exit or on SIGINT/SIGTERM
     // unless it was renamed (exit(): CUDA_CHECK's error path included).
     static inline char g_temp[4096] = "";
@@ -219,7 +245,10 @@ class SafeOutput {
 
     FILE* file_ = nullptr;
     bool direct_ = false;
-    std::string target_;
+    int descriptor_ = -1;
+    char* memory_ = nullptr;  // the rows held for a descriptor or a device (open_memstream)
+    size_t memory_size_ = 0;
+    std::string path_, target_;
 };
 
 }  // namespace ch12

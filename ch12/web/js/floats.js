@@ -45,35 +45,68 @@ export function referenceSort(bits) {
   return keys;
 }
 
-// n floats of one kind, as bits, from a seed (xorshift32).
-const SPECIAL = [0x00000000, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00000, 0x7f800001, 0x00000001,
-  0x80000001, 0x007fffff, 0x807fffff, 0x7f7fffff, 0xff7fffff, 0x3f800000, 0xbf800000, 0x7fffffff];
+// ---- the kinds of input: the C++ programs' one generator, for floats -------------
+// The recipe of ch12/extras/support/input_kinds.h (its comment states it):
+// key i of n depends on (kind, i, n, seed) only, so the page sorts the floats
+// that the C++ programs sort for the same kind, n and seed. The test
+// input_kinds_languages holds this to the C++, key for key.
+function hash32(x) {  // lowbias32: a bijection of 32 bits
+  x = (x ^ (x >>> 16)) >>> 0;
+  x = Math.imul(x, 0x7feb352d) >>> 0;
+  x = (x ^ (x >>> 15)) >>> 0;
+  x = Math.imul(x, 0x846ca68b) >>> 0;
+  return (x ^ (x >>> 16)) >>> 0;
+}
+function random(i, seed) {  // i: a whole number below 2^53
+  const c = hash32((seed ^ hash32((Math.floor(i / 2 ** 32) ^ 0x85ebca6b) >>> 0)) >>> 0);
+  return hash32((hash32(((i >>> 0) ^ c) >>> 0) + c) >>> 0);
+}
+function sortedOrder(i, n) {  // runs of three, straddling the middle of the order
+  const last = n > 0 ? Math.floor((n - 1) / 3) : 0;
+  let t = 0;
+  while (Math.floor(last / 2 ** t) >= 2 ** 31) t++;
+  const m = Math.floor(last / 2 ** t);
+  return (0x80000000 - Math.floor((m + 1) / 2) + Math.floor(Math.floor(i / 3) / 2 ** t)) >>> 0;
+}
+// The floats every float sort must get right (the C++ list, in its order):
+// +-0, +-inf, NaNs (quiet, signalling, the largest), the smallest and largest
+// denormals and normals, the largest finite, 1 and -1, 1 again.
+export const SPECIAL = [0x00000000, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00000, 0x7f800001, 0xffbfffff,
+  0x7fffffff, 0x00000001, 0x80000001, 0x007fffff, 0x807fffff, 0x00800000, 0x80800000, 0x7f7fffff, 0xff7fffff,
+  0x3f800000, 0xbf800000, 0x3f800000];
+
+// Float i of n of one kind, as bits.
+export function inputKey(kind, i, n, seed) {
+  if (!Number.isSafeInteger(n) || n < 1 || !Number.isSafeInteger(i) || i < 0 || i >= n) {
+    throw new RangeError(`key ${i} of ${n}: a whole number from 0 to n - 1, of a whole n >= 1`);
+  }
+  seed >>>= 0;
+  switch (kind) {
+    case "uniform": return fromKey(random(i, seed));
+    case "sorted": return fromKey(sortedOrder(i, n));
+    case "reverse": return fromKey(sortedOrder(n - 1 - i, n));
+    case "equal": return fromKey(hash32((seed ^ 0x9e3779b9) >>> 0));
+    case "few-unique": {
+      const j = random(i, seed) % 8;
+      let v = 0xffffffff;
+      if (j < 7) {
+        v = hash32((j ^ hash32((seed ^ 0x632be5ab) >>> 0)) >>> 0);
+        if (v === 0xffffffff) v = 0xfffffffe;  // (never value 7's: eight keys, always)
+      }
+      return fromKey(v);
+    }
+    case "special": return SPECIAL[random(i, seed) % SPECIAL.length];
+    default: throw new RangeError(`unknown input kind ${JSON.stringify(kind)}: one of ${INPUTS.join(", ")}`);
+  }
+}
+
+// n floats of one kind, as bits, from a seed.
 export function makeInput(kind, n, seed = 12) {
   const problem = sizeProblem(n);
   if (problem) throw new RangeError(problem);
-  let state = seed >>> 0 || 1;
-  const next = () => {  // xorshift32
-    state ^= state << 13; state >>>= 0;
-    state ^= state >>> 17;
-    state ^= state << 5; state >>>= 0;
-    return state;
-  };
+  if (!INPUTS.includes(kind)) throw new RangeError(`unknown input kind ${JSON.stringify(kind)}: one of ${INPUTS.join(", ")}`);
   const bits = new Uint32Array(n);
-  const floats = new Float32Array(bits.buffer);
-  switch (kind) {
-    case "uniform": for (let i = 0; i < n; i++) bits[i] = next(); break;
-    case "sorted": for (let i = 0; i < n; i++) floats[i] = Math.floor(i / 3) - n / 6; break;
-    case "reverse": for (let i = 0; i < n; i++) floats[i] = Math.floor((n - i) / 3) - n / 6; break;
-    case "equal": bits.fill((0x9e3779b9 ^ seed) >>> 0); break;
-    case "few-unique": {
-      const values = Array.from({ length: 8 }, next);
-      values[7] = fromKey(0xffffffff);  // the largest float of the order, as a real key
-      for (let i = 0; i < n; i++) bits[i] = values[next() % 8];
-      break;
-    }
-    case "special": for (let i = 0; i < n; i++) bits[i] = SPECIAL[next() % 16]; break;
-    default: throw new RangeError(`unknown input kind ${JSON.stringify(kind)}: one of ${INPUTS.join(", ")}`);
-  }
+  for (let i = 0; i < n; i++) bits[i] = inputKey(kind, i, n, seed);
   return bits;
 }
 

@@ -6,7 +6,7 @@ tests/wrong_pages.py has broken on purpose)."""
 
 import difflib
 import os
-import struct
+import re
 import sys
 
 import webdriver
@@ -145,38 +145,86 @@ def order_key(bits):
     return bits ^ 0xFFFFFFFF if bits & 0x80000000 else bits | 0x80000000
 
 
-SPECIAL = [0x00000000, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00000, 0x7F800001, 0x00000001,
-           0x80000001, 0x007FFFFF, 0x807FFFFF, 0x7F7FFFFF, 0xFF7FFFFF, 0x3F800000, 0xBF800000, 0x7FFFFFFF]
+CPP_INPUT_KINDS = os.path.join(REPO, "ch12", "extras", "support", "input_kinds.h")
+
+
+def cpp_input_kinds(path=CPP_INPUT_KINDS):
+    """The kinds' names, read from the header's one table: each line
+    X(enumerator, "name", "what it is") of the CH12_INPUT_KINDS macro, in order."""
+    with open(path, encoding="utf-8") as f:
+        text = re.sub(r"//[^\n]*", "", f.read())
+    names = re.findall(r'\bX\(\s*\w+\s*,\s*"([^"\\]*)"', text)
+    if len(names) >= 2 and all(re.fullmatch(r"[a-z][a-z0-9-]*", n) for n in names):
+        return names
+    raise SystemExit(f"FAIL: {os.path.relpath(path, REPO)}: no table of input kinds (lines X(id, \"name\", \"what\"))")
+
+
+
+def from_order_key(key):
+    """The float's bits of a totalOrder key (order_key's inverse)."""
+    return key & 0x7FFFFFFF if key & 0x80000000 else key ^ 0xFFFFFFFF
+
+
+# The C++ programs' one generator of the input kinds, for floats (the recipe
+# in ch12/extras/support/input_kinds.h; the page's js/floats.js has it too):
+# key i of n depends on (kind, i, n, seed) only. input_kinds_languages holds
+# this to the C++, key for key.
+SPECIAL = [0x00000000, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00000, 0x7F800001, 0xFFBFFFFF,
+           0x7FFFFFFF, 0x00000001, 0x80000001, 0x007FFFFF, 0x807FFFFF, 0x00800000, 0x80800000, 0x7F7FFFFF,
+           0xFF7FFFFF, 0x3F800000, 0xBF800000, 0x3F800000]
+M32 = 0xFFFFFFFF
+
+
+def _hash32(x):   # lowbias32
+    x ^= x >> 16
+    x = (x * 0x7FEB352D) & M32
+    x ^= x >> 15
+    x = (x * 0x846CA68B) & M32
+    return x ^ (x >> 16)
+
+
+def _random(i, seed):
+    c = _hash32(seed ^ _hash32((i >> 32) ^ 0x85EBCA6B))
+    return _hash32((_hash32((i & M32) ^ c) + c) & M32)
+
+
+def _sorted_order(i, n):
+    last = (n - 1) // 3 if n > 0 else 0
+    t = 0
+    while last >> t >= 1 << 31:
+        t += 1
+    m = last >> t
+    return (0x80000000 - (m + 1) // 2 + ((i // 3) >> t)) & M32
+
+
+def input_key(kind, i, n, seed):
+    """Float i of n of one kind, as bits."""
+    seed &= M32
+    if kind == "uniform":
+        return from_order_key(_random(i, seed))
+    if kind == "sorted":
+        return from_order_key(_sorted_order(i, n))
+    if kind == "reverse":
+        return from_order_key(_sorted_order(n - 1 - i, n))
+    if kind == "equal":
+        return from_order_key(_hash32(seed ^ 0x9E3779B9))
+    if kind == "few-unique":
+        j = _random(i, seed) % 8
+        v = M32
+        if j < 7:
+            v = _hash32(j ^ _hash32(seed ^ 0x632BE5AB))
+            if v == M32:
+                v = M32 - 1   # (never value 7's: eight keys, always)
+        return from_order_key(v)
+    if kind == "special":
+        return SPECIAL[_random(i, seed) % len(SPECIAL)]
+    raise ValueError(f"no input kind {kind}")
 
 
 def make_input(kind, n, seed=12):
-    """The floats (as bits) the page says it sorts, made here from its stated
-    recipe (xorshift32 from seed 12), so the test knows what went in."""
-    state = (seed & 0xFFFFFFFF) or 1
-
-    def nxt():
-        nonlocal state
-        state ^= (state << 13) & 0xFFFFFFFF
-        state ^= state >> 17
-        state ^= (state << 5) & 0xFFFFFFFF
-        return state
-
-    f32 = lambda x: struct.unpack("<I", struct.pack("<f", x))[0]  # noqa: E731
-    if kind == "uniform":
-        return [nxt() for _ in range(n)]
-    if kind == "sorted":
-        return [f32(i // 3 - n / 6) for i in range(n)]
-    if kind == "reverse":
-        return [f32((n - i) // 3 - n / 6) for i in range(n)]
-    if kind == "equal":
-        return [(0x9E3779B9 ^ seed) & 0xFFFFFFFF] * n
-    if kind == "few-unique":
-        values = [nxt() for _ in range(8)]
-        values[7] = 0x7FFFFFFF  # the largest float of the order
-        return [values[nxt() % 8] for _ in range(n)]
-    if kind == "special":
-        return [SPECIAL[nxt() % 16] for _ in range(n)]
-    raise ValueError(f"no input kind {kind}")
+    """The floats (as bits) the page says it sorts, made here by the same
+    recipe (seed 12, as the page), so the test knows what went in."""
+    return [input_key(kind, i, n, seed) for i in range(n)]
 
 
 # ---- contrast (WCAG 2) -------------------------------------------------------------------

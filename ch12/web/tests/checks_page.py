@@ -6,7 +6,6 @@ Each check names, in its comment, the wrong page it catches; tests/
 wrong_pages.py makes those pages and shows that the check fails on each."""
 
 import os
-import re
 import shlex
 import shutil
 import sys
@@ -16,11 +15,10 @@ import page as ch12page
 import webdriver
 import delete_policy  # (common/, put on the path by webdriver)
 import write_policy
-from checklib import REPO, WEB, page_session
+from checklib import CPP_INPUT_KINDS, REPO, WEB, cpp_input_kinds, page_session
 
 # The C++ header that defines the programs' kinds of input (--input KIND).
 # If the list moves to another header, change this path.
-CPP_INPUT_KINDS = os.path.join(REPO, "ch12", "extras", "support", "input_kinds.h")
 
 
 def copy_of_page(dest, leave_out=()):
@@ -77,17 +75,6 @@ def check_load_failures(check):
                            got["command"].startswith("python3 -m http.server -d ch12/web 8000"), got["command"])
     finally:
         delete_policy.remove(scratch)
-
-
-def cpp_input_kinds(path=CPP_INPUT_KINDS):
-    """The kinds' names, read from the header's one table: each line
-    X(enumerator, "name", "what it is") of the CH12_INPUT_KINDS macro, in order."""
-    with open(path, encoding="utf-8") as f:
-        text = re.sub(r"//[^\n]*", "", f.read())
-    names = re.findall(r'\bX\(\s*\w+\s*,\s*"([^"\\]*)"', text)
-    if len(names) >= 2 and all(re.fullmatch(r"[a-z][a-z0-9-]*", n) for n in names):
-        return names
-    raise SystemExit(f"FAIL: {os.path.relpath(path, REPO)}: no table of input kinds (lines X(id, \"name\", \"what\"))")
 
 
 # Wrong pages caught: a kind of input the C++ programs have and the page does

@@ -12,9 +12,9 @@ import re
 import time
 
 import page as ch12page
-from checklib import make_input, order_key, page_session, require_webgpu
+from checklib import cpp_input_kinds, make_input, order_key, page_session, require_webgpu
 
-KINDS = ("uniform", "sorted", "reverse", "equal", "few-unique", "special")
+KINDS = cpp_input_kinds()  # the C++ programs' one list
 
 
 def check_on_gpu(check, page, label, kind, n):
