@@ -22,18 +22,28 @@
 //     blockDim and gridDim set for it); __syncthreads() suspends it until every
 //     thread of the block has arrived. Blocks run one after another (blocks never
 //     wait for each other in CUDA either).
-//   - between two barriers, every access to memory from dev.malloc and to
-//     __shared__ arrays is recorded, word by word (4 bytes). Two threads touching
-//     the same word, at least one of them writing, with no barrier between them,
-//     is a RACE: reported with both threads, the word (buffer and index) and the
-//     barrier interval. Threads of different blocks touching one word, one of
+//   - between two barriers, every access to memory from dev.malloc, to
+//     __shared__ arrays and to the program's __device__ variables (a kernel's
+//     static variables too) is recorded, word by word (4 bytes) -- byte by byte
+//     in a word that an access took part of. Two threads touching the same
+//     byte, at least one of them writing, with no barrier between them, is a
+//     RACE: reported with both threads, the element (array and index) and the
+//     barrier interval. Threads of different blocks touching one byte, one of
 //     them writing, is a race too (blocks cannot wait for each other).
 //   - a __syncthreads() that not every thread of the block reaches -- some have
-//     returned, or wait at another __syncthreads() -- is a DIVERGENT BARRIER
-//     (on a GPU: a hang, or undefined behaviour); the launch stops there.
-//   - an access outside a buffer from dev.malloc (each has room around it, so
-//     that a stray index lands there and not in other data) is reported with
-//     the index and the buffer's length.
+//     returned, or wait at another __syncthreads() (each one written in the
+//     source is its own, two on one line too) -- is a DIVERGENT BARRIER (on a
+//     GPU: a hang, or undefined behaviour); reported before any race of the
+//     launch, and the launch stops there.
+//   - an access outside a buffer from dev.malloc or a __shared__ array (by
+//     less than the guard's 4 KiB; of the arrays of one declaration,
+//     `__shared__ int a[4], b[4];`, only the one next to a guard) is
+//     reported with the thread, the array, the index and its length, and is
+//     not made: the thread stops there, and the launch with it. (Each buffer
+//     has room around it, each __shared__ array a guard: see the __shared__
+//     macro.) An index out of a __device__ array is seen only where it lands
+//     outside every variable of the program; in the next one, it is taken for
+//     an access to that one.
 //   - each launch runs twice: threads in order (0, 1, 2, ...; blocks in order)
 //     and in a shuffled order (a new order after every barrier), from the same
 //     memory. If the two leave different memory, the result depends on the
@@ -52,12 +62,15 @@
 // are seen (a known race must be found), so nothing can go unchecked silently.
 //
 // Supported in kernels: threadIdx, blockIdx, blockDim, gridDim, __syncthreads(),
-// static __shared__ arrays (not `extern __shared__`), __device__ and
-// __host__ __device__ functions, min/max, printf, and atomicAdd, atomicSub,
-// atomicExch, atomicMin, atomicMax, atomicAnd/Or/Xor, atomicCAS on int,
-// unsigned and unsigned long long (two atomics on one word do not race; an
-// atomic and a plain read or write do). Not supported: warp functions, dynamic
-// shared memory, cooperative groups, a kernel that waits for another block.
+// static __shared__ arrays (not `extern __shared__`), __device__ variables,
+// __device__ and __host__ __device__ functions, min/max, printf, and
+// atomicAdd, atomicSub, atomicExch, atomicMin, atomicMax, atomicAnd/Or/Xor,
+// atomicCAS on int, unsigned and unsigned long long (two atomics on one word
+// do not race; an atomic and a plain read or write do). Refused when the
+// kernel compiles, with a sentence that says so: the warp functions
+// (__syncwarp, __shfl_*_sync, __ballot_sync, __any_sync, __all_sync,
+// __activemask, __match_*_sync). Not supported (a compile error): dynamic
+// shared memory, cooperative groups; nor a kernel that waits for another block.
 // It runs where the C++ compiler has -fsanitize=thread and the C library has
 // ucontext: Linux (g++ or clang++), tested; macOS is meant to work (the
 // Mach-O paths below) but is untested; not MSVC.
@@ -92,6 +105,7 @@
 #endif
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -132,9 +146,36 @@ struct dim3 {
 #define __forceinline__ inline
 #define __noinline__ __attribute__((noinline))
 #define __restrict__ __restrict
-// One copy per block is enough: blocks run one after another.
-#define __shared__ static BLOCK_SIM_SHARED_SECTION
-#define __syncthreads() ::block_sim::detail::barrier(__FILE__, __LINE__)
+#define __launch_bounds__(...)
+// __constant__ variables: __device__ ones that kernels only read.
+#define __constant__
+// A fence orders one thread's accesses as other threads see them; it makes no
+// thread wait, so it ends no race: here, where threads run one at a time, it
+// has nothing to do.
+#define __threadfence() ((void)0)
+#define __threadfence_block() ((void)0)
+template <typename T>
+inline T __ldg(const T* p) {
+    return *p;
+}
+// One copy per block is enough: blocks run one after another. Each
+// __shared__ declaration is preceded by a guard (block_sim_guard_N, 4 KiB, in
+// the same section): the compiler lays the section out in declaration order
+// or in reverse, so every array has a guard on one side and, with the guards
+// at the two ends (block_sim_guard_head here, block_sim_guard_tail in the
+// runtime, linked after the program), on the other. An index out of range
+// lands in a guard, where the simulator sees it (by the program's symbol
+// table) and stops the thread before the access is made.
+#define BLOCK_SIM_CAT2(a, b) a##b
+#define BLOCK_SIM_CAT(a, b) BLOCK_SIM_CAT2(a, b)
+#define BLOCK_SIM_GUARD_BYTES 4096
+#define BLOCK_SIM_SHARED_GUARD(n) \
+    static BLOCK_SIM_SHARED_SECTION __attribute__((used)) unsigned char BLOCK_SIM_CAT(block_sim_guard_, n)[BLOCK_SIM_GUARD_BYTES];
+#define __shared__ BLOCK_SIM_SHARED_GUARD(__COUNTER__) static BLOCK_SIM_SHARED_SECTION
+// Each __syncthreads() written in the source is a barrier of its own (its
+// __COUNTER__), even two on one line: threads waiting at different ones are a
+// divergent barrier.
+#define __syncthreads() ::block_sim::detail::barrier(__FILE__, __LINE__, __COUNTER__)
 #define threadIdx (static_cast<const ::uint3&>(::block_sim::detail::g.thread_idx))
 #define blockIdx (static_cast<const ::uint3&>(::block_sim::detail::g.block_idx))
 #define blockDim (static_cast<const ::dim3&>(::block_sim::detail::g.block_dim))
@@ -149,6 +190,38 @@ template <typename A, typename B>
 inline typename std::common_type<A, B>::type max(A a, B b) {
     return a < b ? b : a;
 }
+
+// What the simulator cannot run is refused when the kernel compiles, with a
+// sentence saying so: the warp functions (a warp's lanes exchanging values
+// or waiting for each other). Check such a kernel on a GPU, with
+// compute-sanitizer --tool racecheck.
+namespace block_sim {
+template <typename... A>
+struct refused {
+    static constexpr bool value = false;
+};
+}  // namespace block_sim
+#define BLOCK_SIM_REFUSE(fn)                                                                                      \
+    template <typename... A>                                                                                      \
+    inline unsigned fn(A...) {                                                                                    \
+        static_assert(::block_sim::refused<A...>::value,                                                          \
+                      "the block simulator cannot run " #fn ": it does not simulate warps (__syncwarp, "          \
+                      "__shfl_*_sync, __ballot_sync, __any_sync, __all_sync, __activemask, __match_*_sync); "      \
+                      "run this kernel on a GPU instead");                                                        \
+        return 0;                                                                                                 \
+    }
+BLOCK_SIM_REFUSE(__syncwarp)
+BLOCK_SIM_REFUSE(__shfl_sync)
+BLOCK_SIM_REFUSE(__shfl_up_sync)
+BLOCK_SIM_REFUSE(__shfl_down_sync)
+BLOCK_SIM_REFUSE(__shfl_xor_sync)
+BLOCK_SIM_REFUSE(__ballot_sync)
+BLOCK_SIM_REFUSE(__any_sync)
+BLOCK_SIM_REFUSE(__all_sync)
+BLOCK_SIM_REFUSE(__activemask)
+BLOCK_SIM_REFUSE(__match_any_sync)
+BLOCK_SIM_REFUSE(__match_all_sync)
+#undef BLOCK_SIM_REFUSE
 
 // Switching between a thread and the scheduler. swapcontext() saves and
 // restores the signal mask, a system call at every switch: exercise 3's check
@@ -193,10 +266,12 @@ enum class State { ready, waiting, done };
 struct Site {
     const char* file = nullptr;
     int line = 0;
+    int call = -1;  // which __syncthreads() of the source (its __COUNTER__)
 };
-inline bool same_site(const Site& a, const Site& b) {
+inline bool same_line(const Site& a, const Site& b) {
     return a.line == b.line && a.file && b.file && std::strcmp(a.file, b.file) == 0;
 }
+inline bool same_site(const Site& a, const Site& b) { return same_line(a, b) && a.call == b.call; }
 
 struct Fiber {
 #if defined(BLOCK_SIM_OWN_SWITCH)
@@ -222,6 +297,16 @@ struct Word {
     int32_t block_writer = -1, block_reader = -1, block_atomic = -1;  // in this block, any interval
     int32_t earlier_block[3] = {-1, -1, -1};   // earlier blocks of the launch: a write, a read,
     int32_t earlier_thread[3] = {-1, -1, -1};  // an atomic (block and thread of each)
+    int32_t split = -1;  // once an access took part of the word: its four bytes' own histories (Region::bytes)
+};
+
+// A named static variable of the program (an ELF symbol): a __shared__ array
+// or its guard, or a __device__ variable.
+struct Symbol {
+    uintptr_t start = 0;
+    size_t size = 0;
+    std::string name;  // its own name, without namespaces or function (tile)
+    bool guard = false;
 };
 
 // A buffer of "global memory" (Device::malloc), or the __shared__ arrays.
@@ -231,8 +316,10 @@ struct Region {
     size_t elem = 4;                     // bytes per element (for indices in messages)
     std::string name;
     bool shared = false;
+    bool variable = false;               // a __device__ variable (the program's own memory)
     std::unique_ptr<unsigned char[]> memory;
     std::vector<Word> words;             // one per 4 bytes of [lo, hi)
+    std::vector<std::array<Word, 4>> bytes;  // the split words' bytes (Word::split)
 };
 
 enum Kind { kRead = 0, kWrite = 1, kAtomic = 2 };
@@ -264,6 +351,12 @@ struct Global {
 };
 inline Global g;
 
+// The guard before the first __shared__ array (see the __shared__ macro).
+static BLOCK_SIM_SHARED_SECTION __attribute__((used)) unsigned char block_sim_guard_head[BLOCK_SIM_GUARD_BYTES];
+
+// Where each variable of the program's writable memory lies, and its name, except the simulator's own.
+std::vector<Symbol> program_variables();
+
 }  // namespace detail
 
 // ---- 3. The device: memory, launches, and what went wrong ------------------------------
@@ -275,6 +368,7 @@ class Device {
         shared_.name = "__shared__ memory";
         shared_.elem = 4;
         locate_shared();
+        watch_variables();
         self_test();
     }
     ~Device() {
@@ -311,7 +405,8 @@ class Device {
 
     void free(void* p) {
         for (size_t i = 0; i < regions_.size(); i++)
-            if (regions_[i]->data_lo == (uintptr_t)p) {
+            if (regions_[i]->data_lo == (uintptr_t)p && !regions_[i]->variable) {
+                last_ = nullptr;  // it may be the region found last
                 regions_.erase(regions_.begin() + (long)i);
                 return;
             }
@@ -358,15 +453,21 @@ class Device {
 
   public:
     // ---- called from the simulated threads (through the macros and the instrumentation)
-    BLOCK_SIM_NOCHECK void arrive(const char* file, int line);
+    BLOCK_SIM_NOCHECK void arrive(const char* file, int line, int call);
 
     BLOCK_SIM_NOCHECK void access(uintptr_t address, size_t size, detail::Kind kind);
 
   private:
     BLOCK_SIM_NOCHECK detail::Region* find(uintptr_t a);
 
-    BLOCK_SIM_NOCHECK void touch(detail::Region& r, detail::Word& s, uintptr_t w, int t, detail::Kind kind,
+    BLOCK_SIM_NOCHECK void touch(detail::Region& r, detail::Word& s, uintptr_t address, int t, detail::Kind kind,
                                  uint32_t epoch, size_t size);
+
+    // Out of range: the message, and the thread stopped before its access is made.
+    BLOCK_SIM_NOCHECK void out_of_range(const std::string& array, const std::string& what, long long index,
+                                        long long length, detail::Kind kind);
+    // A __shared__ access that is not inside one array: true when out of range (and reported).
+    BLOCK_SIM_NOCHECK bool shared_out_of_range(uintptr_t address, size_t size, detail::Kind kind);
 
     static bool conflict(detail::Kind a, detail::Kind b) {
         return !(a == detail::kRead && b == detail::kRead) && !(a == detail::kAtomic && b == detail::kAtomic);
@@ -402,6 +503,9 @@ class Device {
 
     std::string threads_list(const std::vector<size_t>& ts) const;
 
+    // "the __syncthreads() at f.cu:12", naming which of two on one line.
+    static std::string barrier_name(const detail::Site& s, const detail::Site& other);
+
     template <typename T>
     void shuffle(std::vector<T>& v) {
         for (size_t i = v.size(); i > 1; i--) {
@@ -413,6 +517,8 @@ class Device {
 
     // ---- where the __shared__ arrays are: the section the __shared__ macro puts them in
     void locate_shared();
+    // ---- the program's __device__ variables (its writable static memory): each a Region
+    void watch_variables();
 
     // ---- a known race must be seen: else the program was built in a way that hides accesses
     void self_test();
@@ -420,6 +526,12 @@ class Device {
     Options options_;
     std::vector<std::unique_ptr<detail::Region>> regions_;
     detail::Region shared_;
+    std::vector<detail::Symbol> shared_arrays_;  // the section's arrays and guards, by address
+    uintptr_t shared_front_ = 0;                 // [shared_front_, shared_.lo): below the section
+    size_t last_array_ = 0;                      // the shared_arrays_ entry found last
+    size_t variables_ = 0;                       // regions_[0 .. variables_): the __device__ variables
+    uintptr_t variables_lo_ = 0, variables_hi_ = 0;
+    bool stopped_ = false;                       // a thread was stopped: the launch ends there
     detail::Region* last_ = nullptr;
     std::vector<detail::Fiber> fibers_;
 #if defined(BLOCK_SIM_OWN_SWITCH)
@@ -447,7 +559,7 @@ namespace detail {
 
 // The simulator's side of __syncthreads() and of every access the
 // instrumentation reports (defined with the rest of the runtime, below).
-BLOCK_SIM_NOCHECK void barrier(const char* file, int line);
+BLOCK_SIM_NOCHECK void barrier(const char* file, int line, int call);
 BLOCK_SIM_NOCHECK void record(const volatile void* address, size_t size, Kind kind);
 
 // atomicAdd and its kin: recorded as atomics (which do not race with each other).
@@ -579,10 +691,23 @@ void* first_stack(char* stack, size_t bytes, void (*body)()) {
 }
 #endif
 
-// The name of the static variable at `address` (a __shared__ array: tile), from
-// the program's own symbol table, and where it starts; "" where unknown (not
-// Linux, or a stripped program).
-std::string static_name(uintptr_t address, uintptr_t* start) {
+// The program's object symbols (static variables), read once from its own
+// ELF file: where each lies and its name; with `writable` the ones in
+// writable memory, and `full` their whole demangled names. Empty where
+// unknown (not Linux, or a stripped program).
+struct ElfObject {
+    Symbol symbol;
+    std::string full;
+    bool writable = false;
+};
+// (Not function-local statics: their guarded initialization is an atomic,
+// which the instrumentation would turn into a call this runtime lacks.)
+std::vector<ElfObject> elf_objects_read;
+bool elf_objects_done = false;
+const std::vector<ElfObject>& elf_objects() {
+    std::vector<ElfObject>& objects = elf_objects_read;
+    if (elf_objects_done) return objects;
+    elf_objects_done = true;
 #if defined(__linux__) && defined(__LP64__)
     uintptr_t bias = 0;  // where the program was loaded (the first object dl_iterate_phdr lists)
     dl_iterate_phdr([](dl_phdr_info* info, size_t, void* data) {
@@ -590,18 +715,18 @@ std::string static_name(uintptr_t address, uintptr_t* start) {
         return 1;
     }, &bias);
     FILE* f = std::fopen("/proc/self/exe", "rb");
-    if (!f) return "";
+    if (!f) return objects;
     std::vector<char> elf;
     char buf[65536];
     for (size_t got; (got = std::fread(buf, 1, sizeof buf, f)) > 0;) elf.insert(elf.end(), buf, buf + got);
     std::fclose(f);
-    if (elf.size() < sizeof(Elf64_Ehdr) || std::memcmp(elf.data(), ELFMAG, SELFMAG) != 0) return "";
+    if (elf.size() < sizeof(Elf64_Ehdr) || std::memcmp(elf.data(), ELFMAG, SELFMAG) != 0) return objects;
     Elf64_Ehdr eh;
     std::memcpy(&eh, elf.data(), sizeof eh);
-    if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shoff + (size_t)eh.e_shnum * sizeof(Elf64_Shdr) > elf.size()) return "";
+    if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shoff + (size_t)eh.e_shnum * sizeof(Elf64_Shdr) > elf.size())
+        return objects;
     std::vector<Elf64_Shdr> sh(eh.e_shnum);
     std::memcpy(sh.data(), elf.data() + eh.e_shoff, sh.size() * sizeof(Elf64_Shdr));
-    const uintptr_t want = address - bias;
     for (const Elf64_Shdr& tab : sh) {
         if (tab.sh_type != SHT_SYMTAB || tab.sh_link >= sh.size()) continue;
         const Elf64_Shdr& str = sh[tab.sh_link];
@@ -610,29 +735,68 @@ std::string static_name(uintptr_t address, uintptr_t* start) {
             Elf64_Sym sym;
             std::memcpy(&sym, elf.data() + tab.sh_offset + k, sizeof sym);
             if (ELF64_ST_TYPE(sym.st_info) != STT_OBJECT || sym.st_size == 0 || sym.st_name >= str.sh_size) continue;
-            if (want < sym.st_value || want >= sym.st_value + sym.st_size) continue;
-            std::string name(elf.data() + str.sh_offset + sym.st_name);
+            if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= sh.size()) continue;
+            ElfObject o;
+            o.full = std::string(elf.data() + str.sh_offset + sym.st_name);
             int status = 0;
-            char* plain = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
-            if (status == 0 && plain) name = plain;
+            char* plain = abi::__cxa_demangle(o.full.c_str(), nullptr, nullptr, &status);
+            if (status == 0 && plain) o.full = plain;
             std::free(plain);
-            const size_t colons = name.rfind("::");
-            if (colons != std::string::npos) name = name.substr(colons + 2);
-            *start = (uintptr_t)sym.st_value + bias;
-            return name;
+            const size_t colons = o.full.rfind("::");
+            o.symbol.name = colons == std::string::npos ? o.full : o.full.substr(colons + 2);
+            o.symbol.start = (uintptr_t)sym.st_value + bias;
+            o.symbol.size = (size_t)sym.st_size;
+            o.symbol.guard = o.symbol.name.rfind("block_sim_guard_", 0) == 0;
+            o.writable = (sh[sym.st_shndx].sh_flags & SHF_WRITE) != 0 && (sh[sym.st_shndx].sh_flags & SHF_ALLOC) != 0 &&
+                         (sh[sym.st_shndx].sh_flags & SHF_TLS) == 0;
+            objects.push_back(o);
         }
     }
-#else
-    (void)address;
-    (void)start;
+    std::sort(objects.begin(), objects.end(),
+              [](const ElfObject& a, const ElfObject& b) { return a.symbol.start < b.symbol.start; });
 #endif
+    return objects;
+}
+
+// The name of the static variable at `address` (a __shared__ array: tile), and
+// where it starts; "" where unknown.
+std::string static_name(uintptr_t address, uintptr_t* start) {
+    for (const ElfObject& o : elf_objects())
+        if (address >= o.symbol.start && address < o.symbol.start + o.symbol.size) {
+            *start = o.symbol.start;
+            return o.symbol.name;
+        }
     return "";
 }
 
-BLOCK_SIM_NOCHECK void barrier(const char* file, int line) {
-    if (!g.active || g.device == nullptr) return;  // not in a simulated thread
-    static_cast<Device*>(g.device)->arrive(file, line);
+// The kernel's __device__ variables, and whatever else of the program's own
+// writable memory a kernel could name: every writable object except the
+// simulator's (block_sim::), the C++ library's (std::, __gnu_cxx::), the
+// compiler's and the C library's (names that begin with _ , or hold @ or a
+// space: "guard variable for ...", "typeinfo for ...", copy relocations).
+std::vector<Symbol> program_variables() {
+    std::vector<Symbol> out;
+    for (const ElfObject& o : elf_objects()) {
+        const std::string& n = o.full;
+        if (!o.writable || o.symbol.guard) continue;
+        if (n.rfind("block_sim::", 0) == 0 || n.rfind("std::", 0) == 0 || n.rfind("__gnu_cxx::", 0) == 0 ||
+            n.rfind("_", 0) == 0 || n.find('@') != std::string::npos || n.find("guard variable") != std::string::npos ||
+            n.find("typeinfo") != std::string::npos || n.find("vtable") != std::string::npos ||
+            n.rfind("block_sim_", 0) == 0)
+            continue;
+        out.push_back(o.symbol);
+    }
+    return out;
 }
+
+BLOCK_SIM_NOCHECK void barrier(const char* file, int line, int call) {
+    if (!g.active || g.device == nullptr) return;  // not in a simulated thread
+    static_cast<Device*>(g.device)->arrive(file, line, call);
+}
+
+// The guard after the last __shared__ array: this runtime is linked after the
+// program, so its part of the section comes last (see the __shared__ macro).
+BLOCK_SIM_SHARED_SECTION __attribute__((used)) unsigned char block_sim_guard_tail[BLOCK_SIM_GUARD_BYTES];
 
 BLOCK_SIM_NOCHECK void record(const volatile void* address, size_t size, Kind kind) {
     if (!g.active || g.device == nullptr) return;
@@ -657,7 +821,9 @@ BLOCK_SIM_NOCHECK void Device::run_launch(const std::function<void()>& body, dim
     race_.reset();
     races_ = 0;
     out_of_range_.clear();
+    stopped_ = false;
     epoch_++;
+    for (auto& r : regions_) r->bytes.clear();
     bool finished = run_grid(body, grid, block, Order::in_order);
     report_launch_problems();
     if (!finished || !options_.check_order) return;
@@ -667,6 +833,7 @@ BLOCK_SIM_NOCHECK void Device::run_launch(const std::function<void()>& body, dim
     race_.reset();
     races_ = 0;
     epoch_++;
+    for (auto& r : regions_) r->bytes.clear();
     run_grid(body, grid, block, Order::shuffled);
     report_launch_problems();  // kept only if the first order showed none
     std::vector<std::vector<unsigned char>> shuffled = snapshot();
@@ -778,6 +945,7 @@ BLOCK_SIM_NOCHECK bool Device::run_block(size_t threads) {
         f.waits_at = detail::Site();
     }
     shared_epoch_++;
+    shared_.bytes.clear();
     if (shared_.hi > shared_.lo) std::memset((void*)shared_.lo, 0xBE, shared_.hi - shared_.lo);
     interval_ = 0;
     barriers_.clear();
@@ -793,6 +961,7 @@ BLOCK_SIM_NOCHECK bool Device::run_block(size_t threads) {
             detail::g.active = true;
             to_thread(fibers_[t]);
             detail::g.active = false;
+            if (stopped_) return false;  // out of range: the launch ends there
         }
         std::vector<size_t> waiting, done;
         for (size_t t = 0; t < threads; t++)
@@ -807,8 +976,9 @@ BLOCK_SIM_NOCHECK bool Device::run_block(size_t threads) {
         for (size_t t : waiting)
             if (!detail::same_site(fibers_[t].waits_at, site)) elsewhere.push_back(t);
         if (!done.empty() || !elsewhere.empty()) {
-            report_launch_problems();
-            std::string where = "the __syncthreads() at " + site_name(site) + " (" +
+            // Reported before any race of the launch: threads that pass a barrier
+            // the others skip are what makes those races (and on a GPU it hangs).
+            std::string where = barrier_name(site, elsewhere.empty() ? site : fibers_[elsewhere[0]].waits_at) + " (" +
                                 (blocks_ > 1 ? "block " + std::to_string(current_block_) : std::string("the block")) +
                                 "'s " + ordinal(barriers_.size() + 1) + ")";
             std::vector<size_t> there;
@@ -819,11 +989,12 @@ BLOCK_SIM_NOCHECK bool Device::run_block(size_t threads) {
             if (!done.empty())
                 msg += threads_list(done) + " returned without reaching it";
             else
-                msg += threads_list(elsewhere) + " wait at the __syncthreads() at " +
-                       site_name(fibers_[elsewhere[0]].waits_at);
+                msg += threads_list(elsewhere) + (elsewhere.size() == 1 ? " waits at " : " wait at ") +
+                       barrier_name(fibers_[elsewhere[0]].waits_at, site);
             msg += ": every thread of a block must reach every __syncthreads() (on a GPU this hangs, or "
                    "worse); the launch was stopped there";
             note(msg);
+            report_launch_problems();
             return false;
         }
         barriers_.push_back(site);
@@ -832,10 +1003,10 @@ BLOCK_SIM_NOCHECK bool Device::run_block(size_t threads) {
     }
 }
 
-BLOCK_SIM_NOCHECK void Device::arrive(const char* file, int line) {
+BLOCK_SIM_NOCHECK void Device::arrive(const char* file, int line, int call) {
     detail::Fiber& f = fibers_[current_thread_];
     f.state = detail::State::waiting;
-    f.waits_at = {file, line};
+    f.waits_at = {file, line, call};
     detail::g.active = false;
     to_scheduler(f);
 }
@@ -845,31 +1016,107 @@ BLOCK_SIM_NOCHECK void Device::access(uintptr_t address, size_t size, detail::Ki
     detail::Region* r = find(address);
     if (r == nullptr) return;
     const int thread = (int)current_thread_;
-    if (!r->shared && (address + size <= r->data_lo || address >= r->data_hi)) {
-        if (out_of_range_.empty()) {
-            long long index = ((long long)address - (long long)r->data_lo) / (long long)r->elem;
-            long long length = (long long)((r->data_hi - r->data_lo) / r->elem);
-            out_of_range_ = "out of range: thread " + std::to_string(thread) + block_words(current_block_) + " " +
-                            (kind == detail::kRead ? "read " : kind == detail::kWrite ? "wrote " : "used an atomic on ") + r->name + "[" + std::to_string(index) + "], but " +
-                            r->name + " has " + std::to_string(length) + " elements (indices 0 .. " +
-                            std::to_string(length - 1) + ")";
-        }
+    if (!r->shared && !r->variable && (address + size <= r->data_lo || address >= r->data_hi)) {
+        const long long offset = (long long)address - (long long)r->data_lo, elem = (long long)r->elem;
+        out_of_range(r->name, "", offset >= 0 ? offset / elem : -((-offset + elem - 1) / elem),
+                     (long long)((r->data_hi - r->data_lo) / r->elem), kind);
         return;
     }
+    if (r->shared && shared_out_of_range(address, size, kind)) return;
     const uint32_t epoch = r->shared ? shared_epoch_ : epoch_;
-    for (uintptr_t w = (address - r->lo) / 4; w <= (address + size - 1 - r->lo) / 4 && w < r->words.size(); w++)
-        touch(*r, r->words[w], w, thread, kind, epoch, size);
+    // Word by word; where the access takes part of a word only (a char, a
+    // short), that word's bytes get histories of their own from then on, so
+    // that threads writing different bytes of one word do not race.
+    const uintptr_t end = std::min<uintptr_t>(address + size, r->hi);
+    for (uintptr_t w = (address - r->lo) / 4; w < r->words.size() && r->lo + w * 4 < end; w++) {
+        detail::Word& word = r->words[w];
+        if (word.epoch != epoch) {
+            word = detail::Word();
+            word.epoch = epoch;
+        }
+        const uintptr_t wlo = r->lo + w * 4;
+        const uintptr_t a0 = std::max(address, wlo), a1 = std::min(end, wlo + 4);
+        if (word.split < 0 && (a0 != wlo || a1 != wlo + 4)) {
+            word.split = (int32_t)r->bytes.size();
+            detail::Word copy = word;
+            copy.split = -1;
+            r->bytes.push_back({copy, copy, copy, copy});
+        }
+        if (word.split < 0) {
+            touch(*r, word, wlo, thread, kind, epoch, size);
+        } else {
+            for (uintptr_t b = a0; b < a1; b++) touch(*r, r->bytes[(size_t)word.split][b - wlo], b, thread, kind, epoch, size);
+        }
+    }
+}
+
+BLOCK_SIM_NOCHECK void Device::out_of_range(const std::string& array, const std::string& what, long long index,
+                                            long long length, detail::Kind kind) {
+    if (out_of_range_.empty())
+        out_of_range_ = "out of range: thread " + std::to_string(current_thread_) + block_words(current_block_) + " " +
+                        (kind == detail::kRead ? "read " : kind == detail::kWrite ? "wrote " : "used an atomic on ") +
+                        array + "[" + std::to_string(index) + "]" + what + ", but " + array + " has " +
+                        std::to_string(length) + " elements (indices 0 .. " + std::to_string(length - 1) + ")";
+    // The access is not made: the thread ends here, and the launch with it (an
+    // out-of-range write would land in other data -- here, the simulator's).
+    stopped_ = true;
+    detail::Fiber& f = fibers_[current_thread_];
+    f.state = detail::State::done;
+    detail::g.active = false;
+    to_scheduler(f);
+}
+
+BLOCK_SIM_NOCHECK bool Device::shared_out_of_range(uintptr_t address, size_t size, detail::Kind kind) {
+    if (shared_arrays_.empty()) return false;  // no symbol table: the section as one block of memory
+    const detail::Symbol& last = shared_arrays_[last_array_];
+    if (!last.guard && address >= last.start && address + size <= last.start + last.size) return false;
+    const detail::Symbol* in = nullptr;
+    for (size_t i = 0; i < shared_arrays_.size(); i++)
+        if (address >= shared_arrays_[i].start && address < shared_arrays_[i].start + shared_arrays_[i].size) {
+            in = &shared_arrays_[i];
+            last_array_ = i;
+        }
+    if (in && !in->guard && address + size <= in->start + in->size) return false;
+    // In a guard, between arrays, or across an array's end: the nearest array's index.
+    const detail::Symbol* near = nullptr;
+    long long best = 0;
+    for (const detail::Symbol& a : shared_arrays_) {
+        if (a.guard) continue;
+        const long long d = address < a.start ? (long long)(a.start - address)
+                          : address >= a.start + a.size ? (long long)(address - (a.start + a.size) + 1) : 0;
+        if (!near || d < best) near = &a, best = d;
+    }
+    if (!near) return false;
+    const long long elem = size == 1 || size == 2 || size == 8 ? (long long)size : 4;
+    const long long offset = (long long)address - (long long)near->start;
+    const long long index = offset >= 0 ? offset / elem : -((-offset + elem - 1) / elem);
+    out_of_range(near->name, " (__shared__)", index, (long long)near->size / elem, kind);
+    return true;
 }
 
 BLOCK_SIM_NOCHECK detail::Region* Device::find(uintptr_t a) {
     if (last_ && a >= last_->lo && a < last_->hi) return last_;
     if (a >= shared_.lo && a < shared_.hi) return last_ = &shared_;
-    for (auto& r : regions_)
-        if (a >= r->lo && a < r->hi) return last_ = r.get();
+    for (size_t i = variables_; i < regions_.size(); i++)
+        if (a >= regions_[i]->lo && a < regions_[i]->hi) return last_ = regions_[i].get();
+    if (a >= variables_lo_ && a < variables_hi_) {  // the __device__ variables: regions_[0 .. variables_), by address
+        size_t lo = 0, hi = variables_;
+        while (hi - lo > 1) {
+            const size_t mid = (lo + hi) / 2;
+            (regions_[mid]->lo <= a ? lo : hi) = mid;
+        }
+        if (a >= regions_[lo]->lo && a < regions_[lo]->hi) return last_ = regions_[lo].get();
+    }
+    // Just below the __shared__ section, and no variable of the program's: a
+    // __shared__ index below the first array (shared_out_of_range says so).
+    if (a >= shared_front_ && a < shared_.lo) {
+        uintptr_t start = 0;
+        if (detail::static_name(a, &start).empty()) return &shared_;
+    }
     return nullptr;
 }
 
-BLOCK_SIM_NOCHECK void Device::touch(detail::Region& r, detail::Word& s, uintptr_t w, int t, detail::Kind kind,
+BLOCK_SIM_NOCHECK void Device::touch(detail::Region& r, detail::Word& s, uintptr_t address, int t, detail::Kind kind,
                              uint32_t epoch, size_t size) {
     using namespace detail;
     const int b = current_block_, v = interval_;
@@ -895,7 +1142,6 @@ BLOCK_SIM_NOCHECK void Device::touch(detail::Region& r, detail::Word& s, uintptr
         s.writer = s.reader[0] = s.reader[1] = s.atomic[0] = s.atomic[1] = -1;
     }
     const Access me{b, t, v, kind};
-    const uintptr_t address = r.lo + w * 4;
     // another block, earlier in this launch
     for (int k = 0; k < 3; k++)
         if (s.earlier_thread[k] >= 0 && conflict((Kind)(k == 0 ? kWrite : k == 1 ? kRead : kAtomic), kind)) {
@@ -974,12 +1220,17 @@ std::string Device::interval_words(const detail::Race& x, int v) const {
     if (v == 0) return "both before " + block + "'s first __syncthreads()" + (m > 0 ? ", at " + site_name(bars[0]) : "");
     std::string after = "both after " + block + "'s " + ordinal(v) + " __syncthreads()";
     if (v < m) return after + " and before its " + ordinal(v + 1) + ", at " + site_name(bars[v - 1]) +
-                      (detail::same_site(bars[v - 1], bars[v]) ? "" : " and " + site_name(bars[v]));
+                      (detail::same_line(bars[v - 1], bars[v]) ? "" : " and " + site_name(bars[v]));
     return after + (x.barriers_known ? ", its last" : "") + ", at " + site_name(bars[v - 1]);
 }
 
 std::string Device::word_name(const detail::Race& x) const {
     const detail::Region& r = *x.region;
+    if (r.variable) {
+        if (r.data_hi - r.data_lo <= 8) return r.name + " (__device__)";
+        const size_t elem = x.size == 1 || x.size == 2 || x.size == 8 ? x.size : 4;
+        return r.name + "[" + std::to_string((x.address - r.data_lo) / elem) + "] (__device__)";
+    }
     if (!r.shared)
         return r.name + "[" + std::to_string(((long long)x.address - (long long)r.data_lo) / (long long)r.elem) + "]";
     const size_t elem = x.size == 1 || x.size == 2 || x.size == 8 ? x.size : 4;
@@ -988,6 +1239,13 @@ std::string Device::word_name(const detail::Race& x) const {
     if (!name.empty())
         return name + "[" + std::to_string((x.address - start) / elem) + "] (__shared__)";
     return "__shared__ memory, byte " + std::to_string(x.address - r.lo) + " of the block's __shared__ arrays";
+}
+
+std::string Device::barrier_name(const detail::Site& s, const detail::Site& other) {
+    std::string name = "the __syncthreads() at " + site_name(s);
+    if (detail::same_line(s, other) && s.call != other.call)
+        name += std::string(" (the ") + (s.call < other.call ? "first" : "second") + " of two on that line)";
+    return name;
 }
 
 std::string Device::site_name(const detail::Site& s) {
@@ -1044,6 +1302,29 @@ void Device::locate_shared() {
     shared_.data_lo = shared_.lo;
     shared_.data_hi = shared_.hi;
     shared_.words.assign((shared_.hi - shared_.lo + 3) / 4, detail::Word());
+    shared_arrays_.clear();
+    for (const detail::ElfObject& o : detail::elf_objects())
+        if (o.symbol.start >= shared_.lo && o.symbol.start < shared_.hi) shared_arrays_.push_back(o.symbol);
+    // Before the section: where an index below the first array lands when the
+    // compiler put that array first (see the __shared__ macro).
+    shared_front_ = shared_arrays_.empty() ? shared_.lo : shared_.lo - BLOCK_SIM_GUARD_BYTES;
+}
+
+void Device::watch_variables() {
+    for (const detail::Symbol& v : detail::program_variables()) {
+        if (v.start + v.size > shared_.lo && v.start < shared_.hi) continue;  // the __shared__ section's
+        auto r = std::make_unique<detail::Region>();
+        r->lo = r->data_lo = v.start;
+        r->hi = r->data_hi = v.start + v.size;
+        r->elem = v.size % 4 == 0 ? 4 : 1;
+        r->name = v.name;
+        r->variable = true;
+        r->words.resize((v.size + 3) / 4);
+        if (variables_ == 0) variables_lo_ = r->lo;
+        variables_hi_ = std::max(variables_hi_, r->hi);
+        regions_.push_back(std::move(r));
+        variables_++;
+    }
 }
 
 

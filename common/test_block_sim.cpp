@@ -5,6 +5,7 @@
 #include "block_sim.h"
 
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -80,11 +81,105 @@ __global__ void count_plainly_and_atomically(int* count) {
     else atomicAdd(&count[0], 1);
 }
 
-// Race-free on the simulator's memory, but the values come from a counter in
-// ordinary static memory, bumped in whatever order the threads run.
+// A static variable in a kernel is a __device__ variable: every thread bumps
+// the one counter, a race the simulator sees by the variable's name.
 __global__ void numbered_by_arrival(int* a) {
     static int next = 0;
     a[threadIdx.x] = next++;
+}
+
+// Race-free on every memory the simulator watches, but the values come from a
+// counter on the host's heap, bumped in whatever order the threads run.
+int* heap_counter = nullptr;
+__global__ void numbered_through_the_heap(int* a, int* counter) { a[threadIdx.x] = (*counter)++; }
+
+// __device__ arrays: watched like global memory.
+__device__ int scratch[32];
+__global__ void scratch_racy(int* a) {
+    scratch[0] = (int)threadIdx.x;
+    a[threadIdx.x] = scratch[0];
+}
+__global__ void scratch_with_barrier(int* a) {
+    const int t = (int)threadIdx.x;
+    scratch[t] = t;
+    __syncthreads();
+    a[t] = scratch[(t + 1) % (int)blockDim.x];
+}
+
+// __shared__ indices out of range: past the end, far past it, before the start,
+// and past the first of two arrays (each has a guard of its own).
+__global__ void shared_index(int* a, int shift) {
+    __shared__ int small[8];
+    const int t = (int)threadIdx.x;
+    small[t + shift] = t;
+    __syncthreads();
+    a[t] = small[t];
+}
+__global__ void two_shared_arrays(int* a) {
+    __shared__ int first[4];
+    __shared__ int second[4];
+    const int t = (int)threadIdx.x;
+    if (t < 4) second[t] = 0;
+    first[t] = t;
+    __syncthreads();
+    a[t] = first[t % 4] + second[t % 4];
+}
+
+// Bytes and halves of one word, written by different threads: no race.
+__global__ void bytes_each(unsigned char* g, unsigned short* h) {
+    __shared__ unsigned char s[64];
+    const unsigned t = threadIdx.x;
+    g[t] = (unsigned char)t;
+    h[t] = (unsigned short)t;
+    s[t] = (unsigned char)t;
+    __syncthreads();
+    g[t] = (unsigned char)(g[t] + s[(t + 1) % blockDim.x]);
+}
+// ... but a whole word read while another thread writes one of its bytes: a race.
+__global__ void word_over_bytes(unsigned char* g, int* out) {
+    const unsigned t = threadIdx.x;
+    g[t] = (unsigned char)t;
+    if (t == 0) {
+        int w;
+        std::memcpy(&w, g, 4);
+        out[0] = w;
+    }
+}
+
+// The rest of CUDA's words a kernel may use: __launch_bounds__, a __constant__
+// table, __ldg, a fence.
+__constant__ int kSquares[4] = {0, 1, 4, 9};
+__global__ void __launch_bounds__(64) squares(int* a) {
+    const int t = (int)threadIdx.x;
+    __threadfence_block();
+    a[t] = __ldg(&kSquares[t % 4]);
+}
+
+// Two __syncthreads() on one line, one for each branch: a divergent barrier.
+// clang-format off
+__global__ void two_barriers_one_line(int* a) {
+    if (threadIdx.x % 2 == 0) __syncthreads(); else __syncthreads();
+    a[threadIdx.x] = 1;
+}
+// clang-format on
+
+// 63's loop in one launch with the barrier inside if (l > i): the threads
+// without a pair skip it -- a divergent barrier at any n, whatever races follow.
+__global__ void barrier_inside_the_pair(int* a, int n) {
+    const int i = (int)threadIdx.x;
+    for (int k = 2; k <= n; k *= 2)
+        for (int j = k / 2; j > 0; j /= 2) {
+            const int l = i ^ j;
+            if (l > i) {
+                const bool ascending = (i & k) == 0;
+                const int x = a[i], y = a[l];
+                if (ascending ? x > y : x < y) {
+                    a[i] = y;
+                    a[l] = x;
+                }
+                __syncthreads();
+            }
+        }
 }
 
 __global__ void where_am_i(int* a) {
@@ -198,11 +293,87 @@ int main() {
 
     dev.launch(numbered_by_arrival, dim3(1), dim3(16), a);
     p = dev.problem();
+    expect("a kernel's static counter (a __device__ variable) bumped by every thread: a race on it, by name",
+           starts(p, "race on next (__device__): thread 0 wrote it and thread 1 read it"), p);
+    dev.clear();
+
+    heap_counter = new int(0);
+    dev.launch(numbered_through_the_heap, dim3(1), dim3(16), a, heap_counter);
+    p = dev.problem();
     expect("a result that depends on the threads' order: found by the shuffled run",
            starts(p, "the result depends on the order the threads run in: g_a[") &&
                values(a, 4) == std::vector<int>({0, 1, 2, 3}),
            p);
     dev.clear();
+    delete heap_counter;
+
+    dev.launch(scratch_racy, dim3(1), dim3(8), a);
+    p = dev.problem();
+    expect("a __device__ array written by every thread: a race, by name and index",
+           starts(p, "race on scratch[0] (__device__): thread 0 wrote it and thread 1 wrote it too"), p);
+    dev.clear();
+    dev.launch(scratch_with_barrier, dim3(1), dim3(16), a);
+    expect("a __device__ array with a barrier between write and read: no race, the values",
+           dev.ok() && a[0] == 1 && a[15] == 0, dev.problem());
+    dev.clear();
+
+    dev.launch(shared_index, dim3(1), dim3(9), a, 0);
+    p = dev.problem();
+    expect("a __shared__ index past the end: out of range, with the thread, the array, the index and its size "
+           "(never a crash)",
+           p == "out of range: thread 8 wrote small[8] (__shared__), but small has 8 elements (indices 0 .. 7)", p);
+    dev.clear();
+    dev.launch(shared_index, dim3(1), dim3(8), a, 300);
+    p = dev.problem();
+    expect("a __shared__ index far past the end: out of range",
+           p == "out of range: thread 0 wrote small[300] (__shared__), but small has 8 elements (indices 0 .. 7)", p);
+    dev.clear();
+    dev.launch(shared_index, dim3(1), dim3(8), a, -2);
+    p = dev.problem();
+    expect("a __shared__ index before the start: out of range",
+           p == "out of range: thread 0 wrote small[-2] (__shared__), but small has 8 elements (indices 0 .. 7)", p);
+    dev.clear();
+    dev.launch(two_shared_arrays, dim3(1), dim3(5), a);
+    p = dev.problem();
+    expect("past the end of the first of two __shared__ arrays: out of range, not the second array",
+           p == "out of range: thread 4 wrote first[4] (__shared__), but first has 4 elements (indices 0 .. 3)", p);
+    dev.clear();
+
+    unsigned char* g = dev.malloc<unsigned char>(64, "g_bytes");
+    unsigned short* h = dev.malloc<unsigned short>(64, "g_halves");
+    dev.launch(bytes_each, dim3(1), dim3(64), g, h);
+    expect("threads writing different bytes (and halves) of one word, global and __shared__: no race",
+           dev.ok() && g[0] == 1 && g[63] == 63 && h[5] == 5, dev.problem());
+    dev.clear();
+    dev.launch(word_over_bytes, dim3(1), dim3(4), g, a);
+    p = dev.problem();
+    expect("a whole word read while another thread writes one of its bytes: a race on that byte",
+           starts(p, "race on g_bytes[1]: thread 0 read it and thread 1 wrote it"), p);
+    dev.clear();
+
+    dev.launch(squares, dim3(1), dim3(8), a);
+    expect("__launch_bounds__, a __constant__ table, __ldg and a fence: the values, no race",
+           dev.ok() && a[3] == 9 && a[6] == 4, dev.problem());
+    dev.clear();
+
+    dev.launch(two_barriers_one_line, dim3(1), dim3(4), a);
+    p = dev.problem();
+    expect("two __syncthreads() on one line, one per branch: a divergent barrier",
+           starts(p, "divergent barrier: threads 0, 2 wait at the __syncthreads() at test_block_sim.cpp:") &&
+               has(p, "(the first of two on that line)") && has(p, "(the second of two on that line)"),
+           p);
+    dev.clear();
+
+    for (int n : {2, 16, 1024}) {
+        int* v = dev.malloc<int>((size_t)n, "g_a");
+        for (int i = 0; i < n; i++) v[i] = (i * 13 + 5) % n;
+        dev.launch(barrier_inside_the_pair, dim3(1), dim3((unsigned)n), v, n);
+        p = dev.problem();
+        expect(("the barrier inside if (l > i), n = " + std::to_string(n) + ": a divergent barrier, not a race").c_str(),
+               starts(p, "divergent barrier: ") && has(p, "returned without reaching it"), p);
+        dev.clear();
+        dev.free(v);
+    }
 
     int* grid = dev.malloc<int>(2 * 3 * 24, "grid");
     dev.launch(where_am_i, dim3(2, 3), dim3(4, 3, 2), grid);
