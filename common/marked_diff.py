@@ -7,6 +7,8 @@ lesson function that an extra copies from its lesson.
     marked_diff.py exercises [--repo DIR]   every ch12/exercises/solutions/* against its starter
     marked_diff.py copies [--repo DIR]      every marked copy of a lesson's function in
                                             ch12/extras/claims/chapter_claims.cpp against it
+    marked_diff.py handout [--repo DIR]     no line of a solution's region in any file of
+                                            the student handout (./run_all.sh --handout)
 
 A trap is its lesson with a few lines changed on purpose. Every line of the
 trap that differs from the lesson must be marked, one of three ways:
@@ -43,6 +45,16 @@ and is that function of the lesson (from the line that names it to its
 closing brace) with the lines marked `// <-- claims only: ...` changed, as a
 trap is its lesson with marked lines: an unmarked line that differs, or a
 lesson line missing with no mark beside it, is reported.
+
+The handout holds no answer: each line of each solution's region, as code
+(its // comment and its spaces dropped), is looked for in every file of the
+handout (as run_all.sh --handout would make it from this checkout, the
+whitespace of each file collapsed too) -- except the lines a student is
+handed anyway: those of the exercise's starter, those of the book's programs
+(ch12/NN_*, ch12/traps/NN_*: the lessons the exercises build on), lines
+under 16 characters (`int pass = 0;`, `pass++;`), too short to give an answer
+away, and the lines of NOT_AN_ANSWER below, each with why. Each one found is
+reported with the file that holds it.
 
 Exit status: 0 when every pair holds, 1 when one does not (each problem is
 printed), 2 when a pair cannot be found or read.
@@ -256,6 +268,8 @@ def trap_pairs(repo):
 def exercise_pairs(repo):
     pairs = []
     for solution in sorted(glob.glob(os.path.join(repo, "ch12", "exercises", "solutions", "*.c*"))):
+        if not solution.endswith((".cuh", ".cpp")):
+            continue  # (mutants.cmake: the simulator's tests)
         name = os.path.basename(solution)
         starters = glob.glob(os.path.join(repo, "ch12", "exercises", "*", name))
         starters = [s for s in starters if os.sep + "solutions" + os.sep not in s]
@@ -282,13 +296,77 @@ def copies_main(repo):
     return 1 if failed else 0
 
 
+def code_of(line):
+    """A line as code: its // comment and its runs of spaces dropped."""
+    return " ".join(re.sub(r"//.*$", "", line).split())
+
+
+# Lines of a solution that other files of the handout may hold, each with why
+# it gives no answer away.
+NOT_AN_ANSWER = {
+    "while (padded < n) padded *= 2;": "rounding up to a power of two is exercise 2's hint in its README, and how "
+                                        "the GLSL host and the page pad their own arrays; the answer is what follows",
+}
+
+
+def answer_lines(repo):
+    """[(solution, line)]: the lines of each solution's region that would give
+    an answer away (see the top of this file)."""
+    handed, book_text = set(NOT_AN_ANSWER), ""
+    for book in sorted(glob.glob(os.path.join(repo, "ch12", "[0-9][0-9]_*.c*")) +
+                       glob.glob(os.path.join(repo, "ch12", "traps", "[0-9][0-9]_*.c*"))):
+        handed |= {code_of(line) for line in read_lines(book)}
+        book_text += " " + " ".join(code_of(line) for line in read_lines(book))
+    out = []
+    for starter, solution in exercise_pairs(repo):
+        if starter is None:
+            raise OSError("cannot tell which starter %s fills in" % os.path.relpath(solution, repo))
+        mine = handed | {code_of(line) for line in read_lines(starter)}
+        parts, _ = regions(read_lines(solution), YOURS_BEGIN, YOURS_END, "solution")
+        for k in range(1, len(parts), 2):
+            for line in parts[k]:
+                code = code_of(line)
+                if len(code) >= 16 and code not in mine and code not in book_text and (solution, code) not in out:
+                    out.append((solution, code))
+    return out
+
+
+def handout_main(repo):
+    import run_all  # (the handout's file list: the one run_all.sh --handout copies)
+    try:
+        answers = answer_lines(repo)
+        files = run_all.handout_files(repo)
+    except OSError as e:
+        print("marked_diff.py: %s" % e, file=sys.stderr)
+        return 2
+    if not answers:
+        print("marked_diff.py: no solution region found under %s" % repo, file=sys.stderr)
+        return 2
+    found = []
+    for rel in files:
+        path = os.path.join(repo, rel)
+        if not os.path.isfile(path) or os.path.islink(path):
+            continue
+        with open(path, "rb") as f:
+            text = " ".join(f.read().decode("utf-8", "replace").split())
+        found += [(rel, solution, code) for solution, code in answers if code in text]
+    print("the handout's %d files against %d answer lines of %d solutions: %s"
+          % (len(files), len(answers), len({s for s, _ in answers}),
+             "none found" if not found else "%d found" % len(found)))
+    for rel, solution, code in found:
+        print("  %s holds a line of %s's region: %s" % (rel, os.path.relpath(solution, repo), code))
+    return 1 if found else 0
+
+
 def main():
     parser = arguments.Parser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("what", choices=["traps", "exercises", "copies"])
+    parser.add_argument("what", choices=["traps", "exercises", "copies", "handout"])
     parser.add_argument("--repo", default=REPO)
     args = parser.parse_args()
     if args.what == "copies":
         return copies_main(args.repo)
+    if args.what == "handout":
+        return handout_main(args.repo)
     pairs = trap_pairs(args.repo) if args.what == "traps" else exercise_pairs(args.repo)
     check = trap_problems if args.what == "traps" else exercise_problems
     if not pairs:

@@ -628,16 +628,20 @@ def write_json(path, runner, table, status):
 
 # ---- the student handout --------------------------------------------------------------------
 
-HANDOUT_LEFT_OUT = ("ch12/exercises/solutions/", "ch12/ANSWERS.md")
+# What the handout leaves out: the exercises' reference solutions (with the
+# simulator's tests that mutate them), the answers to the self-check
+# questions, and the per-element extra, whose kernel is exercise 5's answer.
+HANDOUT_LEFT_OUT = ("ch12/exercises/solutions/", "ch12/ANSWERS.md", "ch12/extras/per_element/")
 
 HANDOUT_NOTE = """\
 # The student handout of the Chapter 12 companion
 
 This folder is the companion to Chapter 12 (Bitonic Sort) as handed out for a
 course, made by `./run_all.sh --handout`. Left out: the exercises' reference
-solutions (`ch12/exercises/solutions/`) and the answers to the chapter's
-self-check questions (`ch12/ANSWERS.md`); links to them in the READMEs do not
-work here. Everything else is as in the companion.
+solutions (`ch12/exercises/solutions/`), the answers to the chapter's
+self-check questions (`ch12/ANSWERS.md`) and the per-element extra
+(`ch12/extras/per_element/`, whose kernel is exercise 5's answer); links to
+them in the READMEs do not work here. Everything else is as in the companion.
 
 Start with the exercises: `ch12/exercises/README.md`. To see where you are:
 
@@ -664,6 +668,11 @@ def source_files(repo):
                          and d != "node_modules")
         files += [os.path.normpath(os.path.join(rel_root, f)) for f in sorted(found)]
     return files
+
+
+def handout_files(repo):
+    """The files of the student handout: the checkout's, less HANDOUT_LEFT_OUT."""
+    return [f for f in source_files(repo) if not any(f == x or f.startswith(x) for x in HANDOUT_LEFT_OUT)]
 
 
 def starter_rows(table):
@@ -711,7 +720,7 @@ def make_handout(folder, table):
         raise Failure("the starter of %s is not the starter as shipped: a "
                       "handout must hand out the starters as shipped -- 'git checkout' them first, or record "
                       "their new hashes in ch12/exercises/CMakeLists.txt" % ", ".join(edited))
-    files = [f for f in source_files(REPO) if not any(f == x or f.startswith(x) for x in HANDOUT_LEFT_OUT)]
+    files = handout_files(REPO)
     # A new folder, made by this run (common/delete_policy.py): removed by it
     # -- and by nothing else -- if the run does not finish (an error, a signal).
     try:

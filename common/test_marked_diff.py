@@ -112,7 +112,7 @@ class ExerciseDiffTest(unittest.TestCase):
             with open(lesson) as f:
                 text = f.read()
             with open(lesson, "w") as f:
-                f.write(text.replace("bool ascending = ((i & k) == 0);", "bool ascending = ((i & k) != 0);", 1))
+                f.write(text.replace("bool ascending = ((i & k) == 0);", "bool ascending = ((i & k) == 1);", 1))
             p = subprocess.run(tool + ["traps", "--repo", tmp], stdout=subprocess.PIPE)
             self.assertEqual(p.returncode, 1)
             self.assertIn(b"63_trap_no_pair_guard.cu", p.stdout)
@@ -183,7 +183,42 @@ class ReplayGoldenTest(unittest.TestCase):
             self.assertTrue(any("book's output" in p for p in check_replay_goldens.problems_of(replay)))
 
 
-MIN_TESTS = 17
+class HandoutAnswersTest(unittest.TestCase):
+    TOOL = [sys.executable, "-S", os.path.join(HERE, "marked_diff.py"), "handout"]
+
+    def test_this_checkouts_handout_holds_no_answer(self):
+        p = subprocess.run(self.TOOL + ["--repo", REPO], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.assertEqual(p.returncode, 0, p.stdout.decode() + p.stderr.decode())
+        self.assertIn(b"none found", p.stdout)
+
+    def test_an_answer_anywhere_in_the_handout_is_found_and_what_is_handed_anyway_is_not(self):
+        with tempfile.TemporaryDirectory() as tmp:   # (a copy without git: its files are walked)
+            def put(rel, text):
+                path = os.path.join(tmp, rel)
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "w") as f:
+                    f.write(text)
+            region = "    // ---- exercise 1: your code ----\n%s    // ---- end of your code ----\n"
+            put("ch12/exercises/1_x/ex1_x.cuh", region % "    // TODO\n")
+            put("ch12/exercises/solutions/ex1_x.cuh", region % (
+                "    int answer = lookup(i) ^ flip;  // the answer\n"
+                "    int k = 2;\n"                                     # under 16 characters
+                "    for (int dist = n / 2; dist >= 1; dist /= 2) {\n"  # the book's
+                "    }\n"))
+            put("ch12/61_bitonic_merge_multipass.cu", "for (int dist = n / 2; dist >= 1; dist /= 2) {\n")
+            put("notes/README.md", "The loop is `for (int dist = n / 2; dist >= 1; dist /= 2)`; int k = 2;\n")
+            p = subprocess.run(self.TOOL + ["--repo", tmp], stdout=subprocess.PIPE)
+            self.assertEqual(p.returncode, 0, p.stdout)
+            put("common/test_x.py", 'f.write(text.replace("x", "int answer =  lookup(i) ^ flip;"))\n')
+            p = subprocess.run(self.TOOL + ["--repo", tmp], stdout=subprocess.PIPE)
+            self.assertEqual(p.returncode, 1, p.stdout)
+            self.assertIn(b"common/test_x.py holds a line of ch12/exercises/solutions/ex1_x.cuh's region: "
+                          b"int answer = lookup(i) ^ flip;", p.stdout)
+            # The solutions themselves are not handed out.
+            self.assertNotIn(b"solutions/ex1_x.cuh holds", p.stdout)
+
+
+MIN_TESTS = 19
 
 if __name__ == "__main__":
-    suite.run([TrapDiffTest, ExerciseDiffTest, CopyDiffTest, ReplayGoldenTest], MIN_TESTS)
+    suite.run([TrapDiffTest, ExerciseDiffTest, CopyDiffTest, ReplayGoldenTest, HandoutAnswersTest], MIN_TESTS)
