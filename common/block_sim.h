@@ -300,6 +300,10 @@ struct Word {
     int32_t split = -1;  // once an access took part of the word: its four bytes' own histories (Region::bytes)
 };
 
+// An element's size where the simulator knows only the access's (a __shared__
+// array, a __device__ variable): that size when it is a whole element, else 4.
+inline size_t element_size(size_t access) { return access == 1 || access == 2 || access == 8 ? access : 4; }
+
 // A named static variable of the program (an ELF symbol): a __shared__ array
 // or its guard, or a __device__ variable.
 struct Symbol {
@@ -464,8 +468,9 @@ class Device {
                                  uint32_t epoch, size_t size);
 
     // Out of range: the message, and the thread stopped before its access is made.
-    BLOCK_SIM_NOCHECK void out_of_range(const std::string& array, const std::string& what, long long index,
-                                        long long length, detail::Kind kind);
+    // offset: the access's bytes from the array's start (below it: negative); elem: its element's size.
+    BLOCK_SIM_NOCHECK void out_of_range(const std::string& array, const std::string& what, long long offset,
+                                        long long elem, long long length, detail::Kind kind);
     // A __shared__ access that is not inside one array: true when out of range (and reported).
     BLOCK_SIM_NOCHECK bool shared_out_of_range(uintptr_t address, size_t size, detail::Kind kind);
 
@@ -1017,8 +1022,7 @@ BLOCK_SIM_NOCHECK void Device::access(uintptr_t address, size_t size, detail::Ki
     if (r == nullptr) return;
     const int thread = (int)current_thread_;
     if (!r->shared && !r->variable && (address + size <= r->data_lo || address >= r->data_hi)) {
-        const long long offset = (long long)address - (long long)r->data_lo, elem = (long long)r->elem;
-        out_of_range(r->name, "", offset >= 0 ? offset / elem : -((-offset + elem - 1) / elem),
+        out_of_range(r->name, "", (long long)address - (long long)r->data_lo, (long long)r->elem,
                      (long long)((r->data_hi - r->data_lo) / r->elem), kind);
         return;
     }
@@ -1050,8 +1054,9 @@ BLOCK_SIM_NOCHECK void Device::access(uintptr_t address, size_t size, detail::Ki
     }
 }
 
-BLOCK_SIM_NOCHECK void Device::out_of_range(const std::string& array, const std::string& what, long long index,
-                                            long long length, detail::Kind kind) {
+BLOCK_SIM_NOCHECK void Device::out_of_range(const std::string& array, const std::string& what, long long offset,
+                                            long long elem, long long length, detail::Kind kind) {
+    const long long index = offset >= 0 ? offset / elem : -((-offset + elem - 1) / elem);  // (rounded down)
     if (out_of_range_.empty())
         out_of_range_ = "out of range: thread " + std::to_string(current_thread_) + block_words(current_block_) + " " +
                         (kind == detail::kRead ? "read " : kind == detail::kWrite ? "wrote " : "used an atomic on ") +
@@ -1087,10 +1092,9 @@ BLOCK_SIM_NOCHECK bool Device::shared_out_of_range(uintptr_t address, size_t siz
         if (!near || d < best) near = &a, best = d;
     }
     if (!near) return false;
-    const long long elem = size == 1 || size == 2 || size == 8 ? (long long)size : 4;
-    const long long offset = (long long)address - (long long)near->start;
-    const long long index = offset >= 0 ? offset / elem : -((-offset + elem - 1) / elem);
-    out_of_range(near->name, " (__shared__)", index, (long long)near->size / elem, kind);
+    const long long elem = (long long)detail::element_size(size);
+    out_of_range(near->name, " (__shared__)", (long long)address - (long long)near->start, elem,
+                 (long long)near->size / elem, kind);
     return true;
 }
 
@@ -1228,12 +1232,11 @@ std::string Device::word_name(const detail::Race& x) const {
     const detail::Region& r = *x.region;
     if (r.variable) {
         if (r.data_hi - r.data_lo <= 8) return r.name + " (__device__)";
-        const size_t elem = x.size == 1 || x.size == 2 || x.size == 8 ? x.size : 4;
-        return r.name + "[" + std::to_string((x.address - r.data_lo) / elem) + "] (__device__)";
+        return r.name + "[" + std::to_string((x.address - r.data_lo) / detail::element_size(x.size)) + "] (__device__)";
     }
     if (!r.shared)
         return r.name + "[" + std::to_string(((long long)x.address - (long long)r.data_lo) / (long long)r.elem) + "]";
-    const size_t elem = x.size == 1 || x.size == 2 || x.size == 8 ? x.size : 4;
+    const size_t elem = detail::element_size(x.size);
     uintptr_t start = 0;
     std::string name = detail::static_name(x.address, &start);
     if (!name.empty())

@@ -315,8 +315,9 @@ def answer_lines(repo):
     handed, book_text = set(NOT_AN_ANSWER), ""
     for book in sorted(glob.glob(os.path.join(repo, "ch12", "[0-9][0-9]_*.c*")) +
                        glob.glob(os.path.join(repo, "ch12", "traps", "[0-9][0-9]_*.c*"))):
-        handed |= {code_of(line) for line in read_lines(book)}
-        book_text += " " + " ".join(code_of(line) for line in read_lines(book))
+        code = [code_of(line) for line in read_lines(book)]
+        handed |= set(code)
+        book_text += " " + " ".join(code)
     out = []
     for starter, solution in exercise_pairs(repo):
         if starter is None:
